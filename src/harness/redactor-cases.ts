@@ -118,6 +118,9 @@ function namedValuesInData(): CheckResult[] {
   const TOKEN = 'Qm9vdHN0cmFwVG9rZW4x7Rk2vLw9Zq8Wx';
   const data = {
     Credentials: { SecretAccessKey: KEY, SessionToken: TOKEN, aws_secret_access_key: KEY, Expiration: '2026-12-07T09:00:00Z' },
+    // A header object, and the names kebab-cased (review of stop 66, LOW-7).
+    headers: { 'X-Amz-Security-Token': TOKEN },
+    'aws-secret-access-key': KEY,
     nextPageToken: 'pg_2x9Lq7Wm4Np1Rb8Tc3',
     sessionToken: 'getSessionTokenFromEnvironment()',
   };
@@ -127,6 +130,8 @@ function namedValuesInData(): CheckResult[] {
       redactDeep(data, createRedactor()),
       {
         Credentials: { SecretAccessKey: '[REDACTED]', SessionToken: '[REDACTED]', aws_secret_access_key: '[REDACTED]', Expiration: '2026-12-07T09:00:00Z' },
+        headers: { 'X-Amz-Security-Token': '[REDACTED]' },
+        'aws-secret-access-key': '[REDACTED]',
         nextPageToken: 'pg_2x9Lq7Wm4Np1Rb8Tc3',
         sessionToken: 'getSessionTokenFromEnvironment()',
       },
@@ -136,6 +141,8 @@ function namedValuesInData(): CheckResult[] {
       redactDeep(data, createRedactor({ patterns: SECRET_RULES.filter((r) => r.id !== 'aws-secret-access-key').map((r) => r.pattern) })),
       {
         Credentials: { SecretAccessKey: KEY, SessionToken: '[REDACTED]', aws_secret_access_key: KEY, Expiration: '2026-12-07T09:00:00Z' },
+        headers: { 'X-Amz-Security-Token': '[REDACTED]' },
+        'aws-secret-access-key': KEY,
         nextPageToken: 'pg_2x9Lq7Wm4Np1Rb8Tc3',
         sessionToken: 'getSessionTokenFromEnvironment()',
       },

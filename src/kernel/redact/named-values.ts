@@ -13,14 +13,20 @@
  */
 import { REDACTED } from './redacted.ts';
 
-/** The names the named rules know a value by (their key part), at the end of a key: `SecretAccessKey`, `aws_session_token`. */
-const CREDENTIAL_NAME = /(?:secret_?access_?key|session_?token)$/i;
+/**
+ * The names the named rules know a value by (their key part), at the end of a key: `SecretAccessKey`,
+ * `aws_session_token`, `aws-secret-access-key`, an `X-Amz-Security-Token` header.
+ */
+const CREDENTIAL_NAME = /(?:secret[_-]?access[_-]?key|session[_-]?token|security-token)$/i;
 
 /** `value`, a string under `key`, redacted: by `redact`, and whole when `key` names a credential `redact` finds named. */
 export function redactUnder(key: string, value: string, redact: (text: string) => string): string {
   const out = redact(value);
-  if (out !== value || !namesACredential(key)) return out;
-  return redact(`"${key}": "${value}"`).includes(value) ? out : REDACTED;
+  if (!namesACredential(key)) return out;
+  // As JSON names it, and as a header or a settings line does (`X-Amz-Security-Token: …`); on the value as given, so a
+  // part another rule took first does not leave the rest.
+  const named = redact(`"${key}": "${value}"`).includes(value) && redact(`${key}: ${value}`).includes(value);
+  return named ? out : REDACTED;
 }
 
 /** A cheap look at the last letter first: nearly every key a step writes ends in neither. */

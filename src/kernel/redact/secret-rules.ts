@@ -48,11 +48,11 @@ export const SECRET_RULES: readonly SecretRule[] = [
   },
   { id: 'aws-access-key-id', description: 'AWS access key id', pattern: /\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/g, minLength: 20 },
   {
-    // Named as the CLI's files and variables name it (aws_secret_access_key, AWS_SECRET_ACCESS_KEY) and as STS and the
-    // SDKs print it (SecretAccessKey, secretAccessKey): a bare 40-character key has no shape of its own.
+    // Named as the CLI's files and variables name it (aws_secret_access_key, AWS_SECRET_ACCESS_KEY, aws-secret-access-key)
+    // and as STS and the SDKs print it (SecretAccessKey, secretAccessKey): a bare 40-character key has no shape of its own.
     id: 'aws-secret-access-key',
     description: 'AWS secret access key, where it is named',
-    pattern: /\b(?:(?:aws|AWS)_?)?(?:secret|SECRET|Secret)_?(?:access|ACCESS|Access)_?(?:key|KEY|Key)["']?\s*[=:]\s*["']?[A-Za-z0-9/+=]{40}/g,
+    pattern: /\b(?:(?:aws|AWS)[_-]?)?(?:secret|SECRET|Secret)[_-]?(?:access|ACCESS|Access)[_-]?(?:key|KEY|Key)["']?\s*[=:]\s*["']?[A-Za-z0-9/+=]{40}/g,
     minLength: 56,
   },
   {
