@@ -82,8 +82,8 @@ export interface TurnTracing {
  *   outcome and reply are returned).
  * - `step`: the events are handed to the store; they may still be in flight (a
  *   host's group commit writes them with other conversations' events). Asked at
- *   each step's end, and before the loop waits out a provider's retry-after (the
- *   window outlives a crash). If that
+ *   each step's end, and before the loop waits out a provider's retry-after or
+ *   turns to a fallback for one (the window outlives a crash). If that
  *   write fails, a later persist of the same log rejects, at the latest the
  *   turn's closing barrier: the turn then ends `failed{persistence}`.
  *
