@@ -37,6 +37,7 @@ import { parseResultsJson, renderResultsJson } from '../report/json.ts';
 import { renderHtml } from '../report/html.ts';
 import { renderJunit } from '../report/junit.ts';
 import { renderMarkdown } from '../report/markdown.ts';
+import { REPORT_FORMATS } from '../report/own-text.ts';
 import { REPORT_FILES, REPORTERS, type FileReporter } from '../report/reporters.ts';
 import { parseXml, type XmlElement } from '../report/read-xml.ts';
 import { RESULTS_SCHEMA, runPassed, summarize } from '../report/results.ts';
@@ -638,8 +639,7 @@ function secretsGarblingTheReportsRefused(): CheckResult[] {
   };
   const base: RunResults = { ...fixed, cases: [...fixed.cases, checked], summary: summarize([...fixed.cases, checked]) };
   const names = (results: RunResults) => JSON.stringify(results.cases.map((c) => [c.id, c.kind, c.status, c.checks.map((k) => k.name)]));
-  const rendered = (results: RunResults) =>
-    [renderResultsJson(results), renderJunit(results), renderMarkdown(results), renderHtml(results), renderConsole(results)].join('\n');
+  const rendered = (results: RunResults) => REPORT_FORMATS.map(([, render]) => render(results)).join('\n');
   const garbled = (secret: string): string | undefined => {
     const results = redactDeep(base, createRedactor({ secrets: [secret], patterns: [] })) as RunResults;
     const refused = reportsRefused(results);
