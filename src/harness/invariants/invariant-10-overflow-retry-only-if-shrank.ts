@@ -3,7 +3,8 @@
  * actually shrank the projection (recorded, smaller, and the next request really
  * is smaller); otherwise the turn ends `conversation_full`. A compaction that does
  * not shrink is never recorded, and a step compacts at most
- * `maxCompactionsPerStep` times.
+ * `maxCompactionsPerStep` times — and, while it has compactions left, gives up on
+ * an overflow only after one that did not shrink.
  */
 import { estimateTokens, project, type LogEvent } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -54,6 +55,12 @@ function overflowRetriedOnlyIfShrank(run: ScenarioRun): string | undefined {
         if (!(after < before)) return `${where}: retried after a compaction, but the next request is not smaller (${before} → ${after} tokens)`;
       }
     } else if (r.handled.payload.action === 'fail') {
+      // The built-in handler gives up only when the step's compactions are spent or one did not shrink.
+      const { handler, detail } = r.handled.payload;
+      const done = compactionsPerStep.get(stepKey) ?? 0;
+      if (handler === 'compact-on-overflow' && done < run.config.maxCompactionsPerStep && !detail.startsWith('compaction did not shrink')) {
+        return `${where}: the step had compacted ${done} of ${run.config.maxCompactionsPerStep} times, yet the chain gave up without compacting${done > 0 ? ' again' : ''} (${JSON.stringify(detail)})`;
+      }
       // A cancel that cut the compaction short wins: the turn ends cancelled.
       const cancelledMeanwhile = outcome?.kind === 'cancelled' && view.turns.find((t) => t.turn === turn)?.events.some((x) => x.type === 'cancel.requested');
       // A store that refused the close's write: the turn fails persistence, or the host's recovery closes it interrupted.

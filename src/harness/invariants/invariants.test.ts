@@ -34,6 +34,7 @@ import { modelCallsTimeOutAsDeclared } from './model-calls-time-out-as-declared.
 import { compactorOfferedWidestRange } from './compactor-offered-widest-range.ts';
 import { documentedStatus, hostAnswersFollowOutcomes } from './host-answers-follow-outcomes.ts';
 import { hostAnswersOnlyWhatIsStored } from './host-answers-only-what-is-stored.ts';
+import { outcomeFollowsTable } from './outcome-follows-table.ts';
 import { crashRecoveryAtEveryEvent } from './support/recover-and-check.ts';
 
 /** An invariant's check as a plain function of a run (the synchronous ones). */
@@ -484,6 +485,47 @@ expect: {}
       ),
     ).toMatch(/a compaction that did not shrink the history was recorded/);
     expect(overflowRetriesOnlyIfShrank({ ...r, config: { ...r.config, maxCompactionsPerStep: 0 } })).toMatch(/1 compactions in one step \(at most 0\)/);
+  });
+
+  it('invariant 10: a step that gives up on an overflow with compactions left (probe 65, P21)', async () => {
+    const r = await run(`
+name: overflow twice in a step, one compaction allowed
+config: { maxCompactionsPerStep: 1 }
+compaction: [{ summary: S }]
+provider:
+  script:
+    - reply: A long answer about the order, its items, its delivery and what the customer can do next.
+    - overflow: request
+    - overflow: request
+inbox:
+  - say: My order ORD-1001 arrived broken, the box was crushed and it does not turn on. What can you do for me?
+  - say: And now?
+expect: { outcomes: [replied, conversation_full] }
+`);
+    expect(overflowRetriesOnlyIfShrank(r)).toBeUndefined();
+    // The same run judged as if the step had two compactions: giving up after one is then the loop's mistake.
+    expect(overflowRetriesOnlyIfShrank({ ...r, config: { ...r.config, maxCompactionsPerStep: 2 } })).toMatch(
+      /turn 1 step 1 attempt 2: the step had compacted 1 of 2 times, yet the chain gave up without compacting again \("still overflowing after 1 compactions"\)/,
+    );
+  });
+
+  it('outcome-follows-table: tiers spent with a fallback left must fall back, not fail (probe 65, P13)', async () => {
+    const r = await run(`
+name: retry-after past the limit, no fallback
+provider:
+  script:
+    - error: { kind: rate_limited, retryAfterMs: 90001 }
+inbox:
+  - say: Where is ORD-1001?
+expect: { outcomes: ["failed{rate_limited}"] }
+`);
+    const table = verdict(outcomeFollowsTable);
+    expect(table(r)).toBeUndefined();
+    // The same run judged as if a fallback were configured: failing the turn left it unasked.
+    const withFallback = { ...r, scenario: { ...r.scenario, provider: { ...r.scenario.provider, fallback: [{ reply: 'hi' }] } } } as ScenarioRun;
+    expect(table(withFallback)).toMatch(
+      /turn 0 step 1 attempt 1 \(rate_limited\): its retry-after 90001 ms exceeds the 60000 ms limit, so the chain must fall back to the fallback client, but it failed the turn/,
+    );
   });
 
   it('invariant 11: a tool run in the last allowed step, and budgets exceeded', async () => {

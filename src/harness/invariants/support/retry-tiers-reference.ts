@@ -8,9 +8,11 @@
  * - tier 2, `backoffRetries` times: `backoffBaseMs · 2ⁿ` for the n-th backoff
  *   (n from 0), at most `backoffMaxMs`, plus up to `jitter` of that;
  * - both never shorter than the provider's `retry-after`;
- * and not retried (fallback or fail) once both are spent, or when its
- * `retry-after` is longer than `maxRetryAfterMs`. The tiers count per step,
- * across the clients the step falls back to.
+ * and not retried once both are spent, or when its `retry-after` is longer
+ * than `maxRetryAfterMs` — then the chain falls back to the scenario's fallback
+ * client if the step has not switched to it yet and it is outside any
+ * retry-after window it gave, and fails the turn only when there is none.
+ * The tiers count per step, across the clients the step falls back to.
  *
  * The other direction (no more retries than the tiers allow, never sooner than
  * `retry-after`) is outcome-follows-table's own check; this one says a retry the
@@ -66,6 +68,10 @@ export function retryTiersFollowed(run: ScenarioRun): string | undefined {
     if (owed.retry && handled.action !== 'retry')
       return `${where}: a transient error with ${owed.tier} left must be retried, but the chain decided ${handled.action}`;
     if (!owed.retry && handled.action === 'retry') return `${where}: retried although ${owed.why}`;
+    if (!owed.retry && handled.action === 'fail' && handled.handler === 'retry-tiers') {
+      const left = fallbackLeft(run, r);
+      if (left) return `${where}: ${owed.why}, so the chain must fall back to ${left}, but it failed the turn`;
+    }
     if (owed.retry) {
       const waited = handled.delayMs ?? 0;
       if (waited < owed.minMs || waited > owed.maxMs) {
@@ -75,4 +81,27 @@ export function retryTiersFollowed(run: ScenarioRun): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * The fallback client still open to the step of request `r`, by name, or nothing: the
+ * scenario configures one, the step is still on the primary (the run's first client),
+ * and the fallback gave no retry-after window that is open when the error came.
+ */
+function fallbackLeft(run: ScenarioRun, r: ReturnType<typeof viewOf>['requests'][number]): string | undefined {
+  if (!run.scenario.provider.fallback || !r.result) return undefined;
+  const requests = viewOf(run).requests;
+  const primary = requests[0]?.event.payload.client;
+  if (r.event.payload.client !== primary) return undefined;
+  const fallback = requests.find((x) => x.event.payload.client !== primary)?.event.payload.client;
+  if (fallback === undefined) return 'the fallback client';
+  const now = r.result.at;
+  let until = Number.NEGATIVE_INFINITY;
+  for (const x of requests) {
+    const given = x.result?.payload.result;
+    if (x.event.payload.client !== fallback || !x.result || x.result.at > now || given?.type !== 'transport_error' || given.retryAfterMs === undefined)
+      continue;
+    until = Math.max(until, x.result.at + given.retryAfterMs);
+  }
+  return until > now ? undefined : fallback;
 }
