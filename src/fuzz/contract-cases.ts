@@ -93,6 +93,7 @@ const FEATURES: Readonly<Record<string, FuzzCase>> = {
   'the production host': caseWith({ scenario: { host: 'production' } }),
   'a wire provider (an SDK over HTTP)': caseWith({ scenario: { provider: { kind: 'wire' } } }),
   'a stream cut mid-way': caseWith({ script: [{ error: { kind: 'overloaded', midStream: true } }, { reply: 'hello' }] }),
+  'a secret in the system prompt': caseWith({ scenario: { prompt: [{ id: 'fragment-key', priority: 10, text: 'Payment key on file: k.' }] } }),
 };
 
 /**

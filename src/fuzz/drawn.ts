@@ -81,6 +81,13 @@ export const FAMILIES: readonly Family[] = [
     needs: ['wire:anthropic', 'wire:openai-chat', 'wire:openai-responses'],
   },
   { id: 'a stream cut mid-way', rate: 0.003, present: (c) => steps(c).some((s) => s.error?.midStream !== undefined) },
+  // A secret pasted into the system prompt: only the log's own redaction keeps it out of prompt.assembled (probe 65, P10).
+  {
+    id: 'a secret in the system prompt',
+    rate: 0.07,
+    present: (c) => (c.scenario.prompt ?? []).some((f) => f.id === 'fragment-key'),
+    needs: 'prompt-fragments',
+  },
 ];
 
 /** Counts the families `fuzzCase` draws into `drawn`. */

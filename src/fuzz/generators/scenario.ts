@@ -376,6 +376,10 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       operator: sometimes(operatorArb(tools), options.operator ?? 15),
       // Last, for the same reason: a case aimed at a cancel as a tool body starts that may not heed its signal.
       aimedDeaf: sometimes(aimedDeafArb(tools), options.aimedDeaf ?? 5),
+      // Last, for the same reason: with the case's secrets, one of them pasted into the agent's system prompt (a key
+      // on file): only the log's own redaction keeps the prompt.assembled record clean (outside probe 65, P10: a
+      // log.append that skipped redaction passed every fuzz case, every other path redacting first).
+      promptSecret: sometimes(fc.constantFrom(...FUZZ_SECRETS), 30),
     })
     .map((raw) => {
       // An aimed case (not over the wire): through one production host, no crash, and nothing that would keep the
@@ -565,7 +569,14 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
           ...(p.compaction ? { compaction: p.compaction } : {}),
           ...(p.checkpoints ? { checkpoints: p.checkpoints } : {}),
           ...(p.claim ? { claim: p.claim } : {}),
-          ...(p.prompt ? { prompt: p.prompt } : {}),
+          ...(p.prompt || (p.secret && p.promptSecret)
+            ? {
+                prompt: [
+                  ...(p.prompt ?? []),
+                  ...(p.secret && p.promptSecret ? [{ id: 'fragment-key', priority: 10, text: `Payment key on file: ${p.promptSecret}.` }] : []),
+                ],
+              }
+            : {}),
           ...(p.failAppends || p.failWriteAheads || Array.isArray(p.failReceipts) || (damage !== undefined && damage !== 'none')
             ? {
                 store: {
