@@ -114,7 +114,7 @@ function argsFor(args: unknown, has: (c: Capability) => boolean, wire: boolean):
 /** An inbox entry the port can deliver: a message, or a cancel, on triggers the harness sees from outside the loop. */
 function keptEntry(entry: InboxEntry, has: (c: Capability) => boolean, wire: boolean): boolean {
   if (entry.disconnect !== undefined || entry.gone !== undefined) return false;
-  if (entry.at?.event !== undefined && !has('event-triggers')) return false;
+  if ((entry.at?.event !== undefined || entry.at?.toolRecorded !== undefined) && !has('event-triggers')) return false;
   if (entry.at?.delta !== undefined && !(wire && has('stream-triggers'))) return false;
   if (entry.say !== undefined || entry.cancel !== undefined) return true;
   if (entry.steer !== undefined) return has('steer');

@@ -53,6 +53,16 @@ describe('inbox triggers that never fire', () => {
     ]);
   });
 
+  it('toolRecorded fires as a start record of the tool is appended, and names itself when it never is', async () => {
+    // lookup_order's call is recorded (every call's start is): a steer there joins the turn; issue_refund is never called.
+    const heard = await outcome('  - steer: And the refund?\n    at: { toolRecorded: lookup_order }');
+    expect(heard.checks.filter((c) => !c.passed).map((c) => c.message)).toEqual([]);
+    const never = await outcome('  - cancel: user\n    at: { toolRecorded: issue_refund }');
+    expect(never.checks.filter((c) => !c.passed).map((c) => c.message)).toEqual([
+      'inbox[1]: cancel at {toolRecorded: issue_refund} never happened (the case ended first; ifReached: true if it may not)',
+    ]);
+  });
+
   it('a crash that never happens fails the case, and its reopen is not performed (no error from the host)', async () => {
     const crash = await outcome('  - crash: true\n    at: { toolStart: issue_refund }\n  - reopen: true');
     expect(crash.checks.filter((c) => !c.passed).map((c) => c.message)).toEqual([

@@ -173,9 +173,15 @@ export interface ScenarioRun {
   readonly listenerThrows?: readonly ListenerThrow[];
   /**
    * How far the case got, for triggers: the events its running log reached (over every life), the deltas streamed,
-   * the approval requests put to the approver, the checkpoint hook runs started.
+   * the approval requests put to the approver, the checkpoint hook runs started, the tools with a start record appended.
    */
-  readonly reached: { readonly events: number; readonly deltas: number; readonly approvals: number; readonly checkpoints: number };
+  readonly reached: {
+    readonly events: number;
+    readonly deltas: number;
+    readonly approvals: number;
+    readonly checkpoints: number;
+    readonly recorded: ReadonlySet<string>;
+  };
   /** Inbox entries whose trigger never fired (and a reopen whose crash never came), in inbox order. */
   readonly unfired: readonly UnfiredEntry[];
   /** The loop driven directly: drains that returned with waking work they should have run (invariant 9). */
@@ -327,13 +333,14 @@ async function runScenarioHeld(scenario: Scenario, options: RunOptions, leftOpen
   let thrown: unknown;
   let runaway: Runaway | undefined;
   let stopRunaway: () => void = () => undefined;
-  const reached = { events: 0, deltas: 0, approvals: 0, checkpoints: 0 };
+  const reached = { events: 0, deltas: 0, approvals: 0, checkpoints: 0, recorded: new Set<string>() };
   const recording = new CaseRecording(
     () => store.count(conversation),
-    (seq) => {
+    (seq, event) => {
       reached.events = Math.max(reached.events, seq + 1);
+      if (!event.opaque && event.type === 'tool.started') reached.recorded.add(event.payload.name);
       faults.appended(seq);
-      inbox?.onEvent(seq);
+      inbox?.onEvent(seq, event);
       if (seq + 1 === maxEvents) {
         runaway ??= { limit: maxEvents, of: 'the case' };
         stopRunaway();
@@ -692,7 +699,7 @@ async function runScenarioHeld(scenario: Scenario, options: RunOptions, leftOpen
     lives: recorded.lives,
     ...(recorded.unreadable !== undefined ? { unreadable: recorded.unreadable } : {}),
     lost: recorded.lost,
-    reached: { ...reached },
+    reached: { ...reached, recorded: new Set(reached.recorded) },
     ...(misuse ? { spanMisuse: misuse.acts } : {}),
     ...(listener ? { listenerThrows: listener.thrown } : {}),
     ...(scenario.operator?.traceMode ? { traceMode: scenario.operator.traceMode } : {}),
@@ -811,6 +818,7 @@ interface Reached {
   deltas: number;
   approvals: number;
   checkpoints: number;
+  readonly recorded: Set<string>;
 }
 
 /** The provider's recording of a conversation: each request and delta told to its inbox driver, once it has one. */
@@ -894,16 +902,17 @@ async function bystanderWorld(
     expect: b.expect,
   };
   const faults = new FaultLog(clock);
-  const reached = { events: 0, deltas: 0, approvals: 0, checkpoints: 0 };
+  const reached = { events: 0, deltas: 0, approvals: 0, checkpoints: 0, recorded: new Set<string>() };
   const store = parts.world.store;
   let inbox: InboxDriver | undefined;
   let thrown: unknown;
   const recording = new CaseRecording(
     () => store.count(parts.conversation),
-    (seq) => {
+    (seq, event) => {
       reached.events = Math.max(reached.events, seq + 1);
+      if (!event.opaque && event.type === 'tool.started') reached.recorded.add(event.payload.name);
       faults.appended(seq);
-      inbox?.onEvent(seq);
+      inbox?.onEvent(seq, event);
       if (seq + 1 === parts.maxEvents) {
         parts.ranAway();
         self.stopCase();
@@ -985,7 +994,7 @@ async function bystanderWorld(
         config,
         lives: recorded.lives,
         lost: recorded.lost,
-        reached: { ...reached },
+        reached: { ...reached, recorded: new Set(reached.recorded) },
         unfired: inbox?.unfired() ?? [],
         ...(left.length > 0 ? { drainsLeftWork: left } : {}),
         ...(posts ? { posts } : {}),

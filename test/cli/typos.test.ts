@@ -183,6 +183,11 @@ describe('a scenario is checked against its agent’s tools: exit 2 naming file:
       /tool-start\.yaml:10:\d+: inbox\[1\]\.at\.toolStart: "get_balanse" is not a tool of agent bank or of this scenario; did you mean "get_balance"\?$/,
     ],
     [
+      'tool-recorded',
+      OK_SCENARIO.replace('  - say: What is my balance?\n', '  - say: What is my balance?\n  - cancel: user\n    at: { toolRecorded: get_balanse }\n'),
+      /tool-recorded\.yaml:10:\d+: inbox\[1\]\.at\.toolRecorded: "get_balanse" is not a tool of agent bank or of this scenario; did you mean "get_balance"\?$/,
+    ],
+    [
       'scenario-policy',
       OK_SCENARIO.replace('provider:', 'policy:\n  rules:\n    - { tools: [transfer_fund], decision: deny }\nprovider:'),
       /scenario-policy\.yaml:4:\d+: policy\.rules\[0\]\.tools\[0\]: "transfer_fund" is not a tool of agent bank or of this scenario; did you mean "transfer_funds"\?$/,

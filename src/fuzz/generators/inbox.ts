@@ -24,6 +24,7 @@ function describeAt(at: Trigger | undefined): string {
   if (!at) return '';
   if (at.request !== undefined) return ` at request ${at.request}`;
   if (at.toolStart !== undefined) return ` at toolStart ${at.toolStart}${at.attempt === undefined ? '' : ` attempt ${at.attempt}`}`;
+  if (at.toolRecorded !== undefined) return ` at toolRecorded ${at.toolRecorded}`;
   if (at.delta !== undefined) return ` at delta ${at.delta}`;
   if (at.approval !== undefined) return ` at approval ${at.approval}`;
   if (at.checkpoint !== undefined) return ` at checkpoint ${at.checkpoint}`;
@@ -267,6 +268,9 @@ export function inboxCommandsArb(tools: readonly FuzzTool[], maxCommands = 8): f
       fc.tuple(fc.integer({ min: 1, max: 5 }), source).map(([request, by]) => new TakenThenCancelledCommand(request, by)),
       // A cancel as a tool that changes the world starts: the calls after it in the step (run one by one) must not start.
       fc.tuple(source, fc.constantFrom(...stopPoints(tools))).map(([by, toolStart]) => new CancelCommand(by, { toolStart })),
+      // A cancel as such a call's start record is stored, before its body runs: the body must not start (outside probe
+      // 65, P07: a pipeline that skipped its cancel check after the write-ahead ran it, and passed every fuzz case).
+      fc.tuple(source, fc.constantFrom(...stopPoints(tools))).map(([by, toolRecorded]) => new CancelCommand(by, { toolRecorded })),
       fc.tuple(fc.integer({ min: 1, max: 8 }), fc.option(triggerArb(tools), { nil: undefined })).map(([pick, at]) => new DisconnectCommand(pick, at)),
       fc.tuple(fc.integer({ min: 1, max: 8 }), fc.option(triggerArb(tools), { nil: undefined })).map(([pick, at]) => new RetryCommand(pick, at)),
       fc

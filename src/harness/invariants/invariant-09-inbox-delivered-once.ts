@@ -92,6 +92,7 @@ function inboxFollowsReference(run: ScenarioRun): string | undefined {
     approvals: run.reached.approvals,
     checkpoints: run.reached.checkpoints,
     attempts: highestAttempts(run),
+    recorded: run.reached.recorded,
   };
   const expected = expectedMessages(run.scenario.inbox, facts).map((m) => `${m.intent}: ${redact(m.text)}`);
   if (run.thrown === undefined) {

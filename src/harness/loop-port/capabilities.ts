@@ -11,7 +11,7 @@ export const CAPABILITIES = {
   shutdown: 'a loop shut down mid-conversation: the running turn cancelled, no new turn started',
   'host:production': "loopgate's production host (lock, envelope)",
   bystander: "a second conversation beside the case's, on the same host and store",
-  'event-triggers': 'triggers on event seqs of an event log (`at: { event }`)',
+  'event-triggers': 'triggers on the records of an event log (`at: { event }`, `at: { toolRecorded }`)',
   policy: 'a layered tool policy (allow, deny, ask)',
   visibility: 'tool visibility layers',
   approver: 'a human approver asked by the policy',

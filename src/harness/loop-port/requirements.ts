@@ -18,7 +18,7 @@ export function requirementsOf(scenario: Scenario, toolTimeouts: ToolTimeouts = 
   if (inbox.some((e) => e.crash || e.reopen)) needs.add('crash');
   if (inbox.some((e) => e.shutdown)) needs.add('shutdown');
   if (inbox.some((e) => e.loseLock)) needs.add('host:production');
-  if (inbox.some((e) => e.at?.event !== undefined)) needs.add('event-triggers');
+  if (inbox.some((e) => e.at?.event !== undefined || e.at?.toolRecorded !== undefined)) needs.add('event-triggers');
   // A moment in a tool's retry: a loop without tool retries never reaches it.
   if (inbox.some((e) => (e.at?.attempt ?? 1) > 1)) needs.add('tool-retry');
   if (scenario.host === 'production' || scenario.expect.responses !== undefined) needs.add('host:production');

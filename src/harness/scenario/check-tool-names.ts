@@ -73,6 +73,7 @@ export function scenarioToolNameProblems(scenario: Scenario, own: readonly AnyTo
   });
   scenario.inbox.forEach((entry, i) => {
     if (entry.at?.toolStart !== undefined) exact(['inbox', i, 'at', 'toolStart'], entry.at.toolStart, tools);
+    if (entry.at?.toolRecorded !== undefined) exact(['inbox', i, 'at', 'toolRecorded'], entry.at.toolRecorded, tools);
   });
 
   // A stream cut inside a call of a tool the scenario names: the point is the agent's own tool (a misspelled one is
@@ -104,6 +105,7 @@ export function scenarioToolNameProblems(scenario: Scenario, own: readonly AnyTo
     expectations(['bystander', 'expect'], bystander.expect, [...new Set([...tools, ...calledIn(bystander.provider)])]);
     bystander.inbox.forEach((entry, i) => {
       if (entry.at?.toolStart !== undefined) exact(['bystander', 'inbox', i, 'at', 'toolStart'], entry.at.toolStart, tools);
+      if (entry.at?.toolRecorded !== undefined) exact(['bystander', 'inbox', i, 'at', 'toolRecorded'], entry.at.toolRecorded, tools);
     });
   }
   return problems;

@@ -571,7 +571,7 @@ export type OperatorSettings = z.infer<typeof operatorSchema>;
 // The inbox script
 // ---------------------------------------------------------------------------
 
-export const TRIGGER_KEYS = ['request', 'time', 'toolStart', 'event', 'delta', 'approval', 'checkpoint'] as const;
+export const TRIGGER_KEYS = ['request', 'time', 'toolStart', 'toolRecorded', 'event', 'delta', 'approval', 'checkpoint'] as const;
 
 const triggerSchema = z
   .strictObject({
@@ -581,6 +581,12 @@ const triggerSchema = z
     attempt: positiveInt
       .optional()
       .describe('With toolStart: when that attempt (1-based) of one of the tool’s calls starts — 2 is its first retry; without it, the tool’s first start'),
+    toolRecorded: z
+      .string()
+      .optional()
+      .describe(
+        "When a live process's log appends the first start record (tool.started) of one of this tool's calls, before its body runs: for a STATEFUL or CRITICAL call, as its write-ahead is stored — a cancel here finds the call recorded and not yet run",
+      ),
     event: z
       .number()
       .int()

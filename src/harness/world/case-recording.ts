@@ -22,7 +22,7 @@
  * life of its own over the same log (`takenUpAgain`). A dead process's log may
  * also grow in memory, but a crash ends its lives for good.
  */
-import { EventLog, isKnown, type AgentLoop, type LogEvent, type Message, type TraceRecord, type TurnResult } from '../../kernel/index.ts';
+import { EventLog, isKnown, type AgentLoop, type AnyEvent, type LogEvent, type Message, type TraceRecord, type TurnResult } from '../../kernel/index.ts';
 import type { ProviderCall, RequestOrigin, SentRequest } from './recording-model.ts';
 
 interface Life {
@@ -73,17 +73,17 @@ export class CaseRecording {
   readonly #results: Placed<TurnResult>[] = [];
   readonly #traces: Placed<TraceRecord>[] = [];
   readonly #store: () => number;
-  readonly #onEvent: (seq: number) => void;
+  readonly #onEvent: (seq: number, event: AnyEvent) => void;
   /** After a crash, the store could not be read back: the dead life is the last, ending at what the store held. */
   #unreadable: string | undefined;
 
   readonly #takenUpAgain: boolean;
 
   /**
-   * `storeCount` is how many events the store holds now; `onEvent(seq)` runs as any life appends an event;
+   * `storeCount` is how many events the store holds now; `onEvent(seq, event)` runs as any life appends an event;
    * `takenUpAgain`: several live hosts, whose kept logs may become the conversation's again.
    */
-  constructor(storeCount: () => number, onEvent: (seq: number) => void = () => undefined, options: { readonly takenUpAgain?: boolean } = {}) {
+  constructor(storeCount: () => number, onEvent: (seq: number, event: AnyEvent) => void = () => undefined, options: { readonly takenUpAgain?: boolean } = {}) {
     this.#store = storeCount;
     this.#onEvent = onEvent;
     this.#takenUpAgain = options.takenUpAgain === true;
@@ -108,7 +108,7 @@ export class CaseRecording {
       // A dead process's log may still grow in memory: only the running life's events trigger anything — not one
       // whose process crashed, though no new process has opened the log yet (outside probe 38, F2: an event trigger
       // meant for crash recovery's writes fired on what the dead process appended).
-      if (this.#lives[this.#lives.length - 1] === life && life.dead !== true) this.#onEvent(event.seq);
+      if (this.#lives[this.#lives.length - 1] === life && life.dead !== true) this.#onEvent(event.seq, event);
     });
   }
 

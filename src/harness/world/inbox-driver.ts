@@ -2,7 +2,8 @@
  * Plays the scenario's inbox script like the clients of a host would. Entries
  * without `at` run one after another, each once everything the earlier ones
  * started has settled; the others fire at their trigger — the n-th model request,
- * a tool's first start, a virtual time, the log's event with a given seq, the
+ * a tool's first start, a tool's first start record appended (before its body
+ * runs), a virtual time, the log's event with a given seq, the
  * n-th streamed delta, the n-th approval request (while the approver has not
  * answered it), the n-th run of a checkpoint hook (before it answers).
  *
@@ -10,7 +11,7 @@
  * a real production host (host-target.ts) — or another framework's loop behind
  * the same port (src/harness/loop-port/).
  */
-import type { Clock } from '../../kernel/index.ts';
+import type { AnyEvent, Clock } from '../../kernel/index.ts';
 import type { LoopUnderTest } from '../loop-port/port.ts';
 import type { InboxEntry } from '../scenario/schema.ts';
 import type { FaultLog } from './fault-log.ts';
@@ -20,7 +21,7 @@ export type { MessageIntent } from '../loop-port/port.ts';
 /** What the driver talks to: the loop-under-test port (loopgate's loop, its production host, or a peer's loop). */
 export type InboxTarget = Pick<LoopUnderTest, 'send' | 'cancel' | 'crash' | 'reopen' | 'settled' | 'undoCompaction' | 'shutdown' | 'disconnect' | 'loseLock'>;
 
-type TriggerKey = 'request' | 'toolStart' | 'event' | 'delta' | 'approval' | 'checkpoint';
+type TriggerKey = 'request' | 'toolStart' | 'toolRecorded' | 'event' | 'delta' | 'approval' | 'checkpoint';
 
 /** An inbox entry whose trigger never fired: the case ended first. */
 export interface UnfiredEntry {
@@ -70,7 +71,7 @@ export class InboxDriver {
       if (!at) this.#untimed.push(entry);
       else if (at.time !== undefined) this.#timed.push(entry);
       else {
-        const key = (['request', 'toolStart', 'event', 'delta', 'approval', 'checkpoint'] as const).find((k) => at[k] !== undefined)!;
+        const key = (['request', 'toolStart', 'toolRecorded', 'event', 'delta', 'approval', 'checkpoint'] as const).find((k) => at[k] !== undefined)!;
         // `toolStart` with an `attempt`: that attempt of one of the tool's calls (a retry), not its first start.
         const id = key === 'toolStart' && at.attempt !== undefined ? triggerId(key, attemptOf(at.toolStart!, at.attempt)) : triggerId(key, at[key]!);
         const list = this.#triggered.get(id) ?? [];
@@ -97,8 +98,10 @@ export class InboxDriver {
    * after it is written; a message or a cancel is posted just after the append
    * (the log refuses an append from inside another).
    */
-  onEvent(seq: number): void {
+  onEvent(seq: number, event?: AnyEvent): void {
     const entries = this.#take(triggerId('event', seq));
+    // A start record: `at: { toolRecorded }` fires at the first of the tool's, like an event trigger (just after the append).
+    if (event && !event.opaque && event.type === 'tool.started') entries.push(...this.#take(triggerId('toolRecorded', event.payload.name)));
     for (const entry of entries) {
       if (entry.crash) this.#performTriggered(entry);
       else queueMicrotask(() => this.#performTriggered(entry));

@@ -34,6 +34,8 @@ export interface TriggerFacts {
   readonly checkpoints?: number;
   /** The highest attempt any call of each tool started (for `toolStart` with an `attempt`). */
   readonly attempts?: ReadonlyMap<string, number>;
+  /** The tools a start record of whose calls a live process's log appended (for `toolRecorded`). */
+  readonly recorded?: ReadonlySet<string>;
 }
 
 /** Whether an entry's trigger fired: untimed and timed entries always run; the others only if their moment came. */
@@ -42,6 +44,7 @@ export function fired(at: Trigger | undefined, facts: TriggerFacts): boolean {
   if (at.request !== undefined) return facts.requests >= at.request;
   if (at.toolStart !== undefined)
     return at.attempt === undefined ? (facts.executions.get(at.toolStart) ?? 0) > 0 : (facts.attempts?.get(at.toolStart) ?? 0) >= at.attempt;
+  if (at.toolRecorded !== undefined) return facts.recorded?.has(at.toolRecorded) ?? false;
   if (at.event !== undefined) return (facts.events ?? 0) > at.event;
   if (at.delta !== undefined) return (facts.deltas ?? 0) >= at.delta;
   if (at.approval !== undefined) return (facts.approvals ?? 0) >= at.approval;
