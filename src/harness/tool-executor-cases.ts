@@ -12,6 +12,8 @@
  *
  * - a recorder whose `started` throws (not only rejects): the tool does not run,
  *   the call is failed / NOT_RECORDED, with the recorder's reason;
+ * - a recorder that refuses a retry's start: failed / NOT_RECORDED after an attempt
+ *   that failed, unknown after one that timed out (it may have run);
  * - a recorder whose ledger says the call id already started: a STATEFUL call is
  *   unknown / ALREADY_STARTED, not run;
  * - a recorder whose `alreadyStarted` throws: `execute` still settles (never
@@ -220,6 +222,67 @@ async function retryStartNotRecorded(): Promise<CheckResult[]> {
   return [
     ...resultChecks(got, {
       status: 'failed',
+      code: 'NOT_RECORDED',
+      message:
+        'sync_inventory was not run again: its start could not be recorded (orders database refused the write: disk full). An earlier attempt may have run.',
+    }),
+    check(
+      'the recorder was asked for attempts 1 and 2, the tool ran once',
+      attempts.join(',') === '1,2' && runs === 1,
+      `attempts ${attempts.join(',')}, ran ${runs}`,
+      'attempts 1,2, ran 1',
+    ),
+  ];
+}
+
+/**
+ * A retry whose start the recorder refuses after an attempt that timed out: the IDEMPOTENT tool's first attempt did
+ * not answer within its timeout (unknown: it may have taken effect), and `started()` throws for attempt 2. The call
+ * stays unknown / NOT_RECORDED — an earlier attempt may have run — never failed, which would tell the model nothing
+ * happened (outside probe 65, P17: the status taken as failed passed every case; no scenario reaches a refused start
+ * after a timed-out attempt, the loop's own recorder never refusing an IDEMPOTENT call's start).
+ */
+async function retryStartNotRecordedAfterTimeout(): Promise<CheckResult[]> {
+  let runs = 0;
+  const attempts: number[] = [];
+  const clock = new VirtualClock();
+  const executor = createToolExecutor({
+    registry: new ToolRegistry([
+      defineTool({
+        name: 'sync_inventory',
+        description: 'Push the stock count to the warehouse.',
+        input: z.object({ sku: z.string() }),
+        sideEffect: 'IDEMPOTENT',
+        maxRetries: 1,
+        timeoutMs: 1_000,
+        // The warehouse never answers: the attempt times out, having perhaps pushed the count.
+        run: (_args, ctx) => {
+          runs++;
+          return new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve('gave up'), { once: true }));
+        },
+      }),
+    ] as AnyToolDeclaration[]),
+    retryBackoffMs: 0,
+  });
+  const ctx: ToolExecutionContext = {
+    signal: new AbortController().signal,
+    clock,
+    recorder: recorder({
+      started: (start) => {
+        attempts.push(start.attempt);
+        if (start.attempt > 1) throw new Error('orders database refused the write: disk full');
+      },
+    }),
+  };
+  let got: { settled: SettledToolCall | undefined; rejected: unknown };
+  try {
+    got = { settled: await clock.run(executor.execute({ id: 's1', name: 'sync_inventory', args: { sku: 'SKU-7' } }, ctx)), rejected: undefined };
+  } catch (error) {
+    got = { settled: undefined, rejected: error };
+  }
+  return [
+    ...resultChecks(got, {
+      status: 'unknown',
       code: 'NOT_RECORDED',
       message:
         'sync_inventory was not run again: its start could not be recorded (orders database refused the write: disk full). An earlier attempt may have run.',
@@ -779,6 +842,11 @@ export function toolExecutorCases(): Case[] {
       'retry-start-not-recorded',
       'a retry whose start the recorder refuses: failed / NOT_RECORDED, not run again, and the model reads that an earlier attempt may have run',
       retryStartNotRecorded,
+    ],
+    [
+      'retry-start-not-recorded-after-a-timeout',
+      'a retry whose start the recorder refuses after an attempt that timed out: unknown / NOT_RECORDED (the earlier attempt may have run), not failed',
+      retryStartNotRecordedAfterTimeout,
     ],
     [
       'ledger-knows-the-call',
