@@ -56,6 +56,16 @@ export function withStringTail(args: unknown, tail: string): unknown {
   return last === undefined ? args : { ...args, [last]: `${(args as Record<string, string>)[last]}${tail}` };
 }
 
+/**
+ * `args` written as JSON text, then cut `by` characters short (at least one): a call the model finished with its
+ * arguments unterminated. Some cuts a repair still reads (a missing closing brace); most it cannot, and the call must
+ * keep the text as sent, to be refused naming the problem (outside probe 66, #21).
+ */
+export function cutJson(args: unknown, by: number): string {
+  const text = JSON.stringify(args ?? {});
+  return text.slice(0, Math.max(1, text.length - Math.max(1, by)));
+}
+
 /** Arguments as the tool's generator makes them, or — rarely — with odd keys, as text with trailing commas, or nested past the limit. */
 export function oddArgumentsArb(args: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
   return fc.oneof(

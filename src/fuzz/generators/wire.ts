@@ -24,6 +24,7 @@
  */
 import fc from 'fast-check';
 import { WIRE_PROVIDERS, type ProviderStep } from '../../harness/scenario/schema.ts';
+import { cutJson } from './odd-arguments.ts';
 import type { FuzzTool } from './tools.ts';
 
 export type WireProviderName = (typeof WIRE_PROVIDERS)[number];
@@ -42,7 +43,14 @@ type ErrorSpec = NonNullable<ProviderStep['error']>;
 
 /** One to three calls of the agent's tools, with the arguments the model may send each (ids: the wire fake's call_<n>). */
 function callsArb(tools: readonly FuzzTool[]) {
-  const call = fc.oneof({ withCrossShrink: true }, ...tools.map((tool) => tool.args.map((args) => ({ name: tool.name, args }))));
+  // Now and then with the argument text cut short though the call finished (the model's mistake, not a cut stream).
+  const argsOf = (tool: FuzzTool) =>
+    fc.oneof(
+      { withCrossShrink: true },
+      { weight: 12, arbitrary: tool.args },
+      { weight: 1, arbitrary: fc.tuple(tool.args, fc.integer({ min: 1, max: 12 })).map(([args, by]) => cutJson(args, by)) },
+    );
+  const call = fc.oneof({ withCrossShrink: true }, ...tools.map((tool) => argsOf(tool).map((args) => ({ name: tool.name, args }))));
   return fc.array(call, { minLength: 1, maxLength: 3 });
 }
 

@@ -3,7 +3,8 @@
  * for every step of the script the wire fake served, the adapter's normalized
  * result is the one that step stands for — a reply with its text, the tool calls
  * with their ids, names and arguments (also when their argument chunks arrived
- * interleaved), max_tokens with or without a cut call, a refusal, an overflow at
+ * interleaved; arguments that are not JSON as the kernel's lenient reading of
+ * them, or as the text itself when no repair reads it), max_tokens with or without a cut call, a refusal, an overflow at
  * the request or during generation, the unknown stop reason by name, and each
  * HTTP error as its kind with the retry-after the header carried (an HTTP date:
  * the time left until it, whole seconds); and a reply's
@@ -23,7 +24,7 @@
  * says that here, on its own.
  */
 import { sendsRetryAfterMs } from '../../../providers/names.ts';
-import type { ModelResult } from '../../kernel/index.ts';
+import { lenientParse, type ModelResult } from '../../kernel/index.ts';
 import type { ProviderStep } from '../scenario/schema.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, loopgateOnly } from './invariant.ts';
@@ -132,6 +133,14 @@ function mismatch(provider: string, step: ProviderStep, result: ModelResult, dec
       // The same text parsed keeps its keys' order; JSON.stringify also copes with the 3,000-level nesting a model may send.
       if (parsed.ok && JSON.stringify(call.args) !== JSON.stringify(parsed.value))
         return `call ${k} (${call.id}) has arguments ${clip(JSON.stringify(call.args))}, the wire sent ${clip(text)}`;
+      if (!parsed.ok) {
+        // Text that is not JSON: the kernel's lenient reading of it, or — when none exists — the text as it came, for the
+        // loop to refuse naming the problem (an adapter that put {} there hid what the model wrote: outside probe 66, #21).
+        const lenient = lenientParse(text);
+        const want = lenient.ok ? lenient.value : text;
+        if (JSON.stringify(call.args) !== JSON.stringify(want))
+          return `call ${k} (${call.id}) has arguments ${clip(JSON.stringify(call.args))}, but the wire sent text that is not JSON, ${clip(text)}: ${lenient.ok ? `its lenient reading is ${clip(JSON.stringify(want))}` : 'no repair reads it, so the call keeps it as sent'}`;
+      }
     }
     return undefined;
   }
