@@ -141,6 +141,12 @@ export interface ScenarioRun {
   readonly virtualMs: number;
   /** Set if the loop (or the world) threw — a bug: nothing may throw across the loop's boundary. */
   readonly thrown?: unknown;
+  /**
+   * What the production host did that breaks its contract, though no turn shows it, in the order seen (a snapshot it
+   * resumed from that the crash garbled, one it wrote and then refused, an agent it did not build for a conversation):
+   * host-keeps-its-contract reports them.
+   */
+  readonly hostBreaches?: readonly string[];
   /** Set if the case was stopped as a runaway: a log (the case's, or its bystander's) passed the case's event limit. */
   readonly runaway?: Runaway;
   /** Faults the scenario injected, for the report's timeline. */
@@ -331,6 +337,7 @@ async function runScenarioHeld(scenario: Scenario, options: RunOptions, leftOpen
   // A runaway case (a loop that never settles) is stopped and reported, not left to eat memory.
   const maxEvents = options.seams?.eventLimit ?? eventLimitOf(scenario, options.maxEvents);
   let thrown: unknown;
+  const hostBreaches: string[] = [];
   let runaway: Runaway | undefined;
   let stopRunaway: () => void = () => undefined;
   const reached = { events: 0, deltas: 0, approvals: 0, checkpoints: 0, recorded: new Set<string>() };
@@ -504,7 +511,7 @@ async function runScenarioHeld(scenario: Scenario, options: RunOptions, leftOpen
       recording,
       ...(wrapDeps ? { wrapLoopDeps: wrapDeps } : {}),
       problem: (error) => {
-        thrown ??= error;
+        hostBreaches.push(error.message);
       },
       ...(other
         ? {
@@ -686,6 +693,7 @@ async function runScenarioHeld(scenario: Scenario, options: RunOptions, leftOpen
     ],
     virtualMs: clock.now(),
     ...(thrown !== undefined ? { thrown } : {}),
+    ...(hostBreaches.length > 0 ? { hostBreaches: [...hostBreaches] } : {}),
     ...(runaway !== undefined ? { runaway } : {}),
     faults: faults.entries,
     eventOrder: faults.eventOrder,
@@ -906,6 +914,7 @@ async function bystanderWorld(
   const store = parts.world.store;
   let inbox: InboxDriver | undefined;
   let thrown: unknown;
+  const hostBreaches: string[] = [];
   const recording = new CaseRecording(
     () => store.count(parts.conversation),
     (seq, event) => {
@@ -946,7 +955,7 @@ async function bystanderWorld(
     recording,
     random: seededRandom(options.seed ^ 0xb157),
     problem: (error) => {
-      thrown ??= error;
+      hostBreaches.push(error.message);
     },
     target: undefined,
     finish: async () => undefined,
@@ -985,6 +994,7 @@ async function bystanderWorld(
         compactions,
         secrets: agent.secrets ?? [],
         ...(thrown !== undefined ? { thrown } : {}),
+        ...(hostBreaches.length > 0 ? { hostBreaches: [...hostBreaches] } : {}),
         faults: faults.entries,
         eventOrder: faults.eventOrder,
         responses: recorded.responses,

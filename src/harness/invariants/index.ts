@@ -77,6 +77,7 @@ import { otelGenAiFollowsLog } from './otel-genai-follows-log.ts';
 import { recoveredTurnsTraced } from './recovered-turns-traced.ts';
 import { hostAnswersFollowOutcomes } from './host-answers-follow-outcomes.ts';
 import { hostAnswersOnlyWhatIsStored } from './host-answers-only-what-is-stored.ts';
+import { hostKeepsItsContract } from './host-keeps-its-contract.ts';
 import { retriesAnsweredAsTheirMessage } from './retries-answered-as-their-message.ts';
 import { conversationsKeptApart } from './conversations-kept-apart.ts';
 import { clientAbortCancelsItsTurn } from './client-abort-cancels-its-turn.ts';
@@ -123,6 +124,7 @@ export const INVARIANTS: readonly Invariant[] = [
   inboxDeliveredOnce,
   hostAnswersFollowOutcomes,
   hostAnswersOnlyWhatIsStored,
+  hostKeepsItsContract,
   retriesAnsweredAsTheirMessage,
   conversationsKeptApart,
   clientAbortCancelsItsTurn,
