@@ -15,6 +15,7 @@ import { sometimes } from './optional.ts';
 import { PATTERN_HOLD } from '../../kernel/index.ts';
 import {
   FUZZ_PASSPHRASE,
+  FUZZ_PIN,
   SECRET_CALL_ID,
   SECRET_ECHO_ARGUMENT,
   SECRET_ECHO_REPLY,
@@ -63,15 +64,25 @@ function callArb(tools: readonly FuzzTool[]) {
         name: fc.constant(tool.name),
         args: oddArgumentsArb(tool.args),
         // Now and then the model copies what it read into an extra argument: the passphrase, split across argument deltas
-        // — as a value, or as a key (a map keyed by tokens), which redaction must reach too.
-        echo: fc.nat(11).map((n) => (n === 0 ? ('value' as const) : n === 1 ? ('key' as const) : undefined)),
+        // — as a value, or as a key (a map keyed by tokens), which redaction must reach too; or the PIN as a value of its
+        // own, a string exactly as long as the shortest secret (outside probe 66, #1: a redactor that skipped texts of
+        // that length passed every fuzz case, every secret in them sitting inside a longer text).
+        echo: fc.nat(11).map((n) => (n === 0 ? ('value' as const) : n === 1 ? ('key' as const) : n === 2 ? ('pin' as const) : undefined)),
         id: fc.option(fc.constantFrom('a', 'b', SECRET_CALL_ID), { nil: undefined, freq: 4 }),
         // Now and then two objects in the argument text, the second a correction: refused, never run with one (two-objects-never-run).
         second: sometimes(tool.args, 8),
       })
       .map(({ echo, second, ...c }) =>
         echo && isRecord(c.args)
-          ? { ...c, args: echo === 'value' ? { ...c.args, remark: SECRET_ECHO_ARGUMENT } : { ...c.args, [FUZZ_PASSPHRASE]: true } }
+          ? {
+              ...c,
+              args:
+                echo === 'value'
+                  ? { ...c.args, remark: SECRET_ECHO_ARGUMENT }
+                  : echo === 'pin'
+                    ? { ...c.args, account_pin: FUZZ_PIN }
+                    : { ...c.args, [FUZZ_PASSPHRASE]: true },
+            }
           : twoObjects(c, second),
       ),
   );
