@@ -84,8 +84,9 @@ export const FAMILIES: readonly Family[] = [
   // A secret pasted into the system prompt: only the log's own redaction keeps it out of prompt.assembled (probe 65, P10).
   {
     id: 'a secret in the system prompt',
-    rate: 0.07,
-    present: (c) => (c.scenario.prompt ?? []).some((f) => f.id === 'fragment-key'),
+    rate: 0.065,
+    // An exclusive fragment takes the prompt over, the key's fragment with it: then the secret never reached the prompt.
+    present: (c) => (c.scenario.prompt ?? []).some((f) => f.id === 'fragment-key') && !(c.scenario.prompt ?? []).some((f) => f.exclusive === true),
     needs: 'prompt-fragments',
   },
 ];

@@ -973,7 +973,18 @@ async function bystanderWorld(
     },
     run(caseRun) {
       const recorded = recording.finish(models.requests, models.responses, models.origins);
-      const { thrown: _t, drainsLeftWork: _d, posts: _p, unreadable: _u, spanMisuse: _s, listenerThrows: _l, wire: _w, bystander: _b, ...shared } = caseRun;
+      const {
+        thrown: _t,
+        hostBreaches: _h,
+        drainsLeftWork: _d,
+        posts: _p,
+        unreadable: _u,
+        spanMisuse: _s,
+        listenerThrows: _l,
+        wire: _w,
+        bystander: _b,
+        ...shared
+      } = caseRun;
       const posts = self.posts();
       const left = self.drainsLeftWork();
       return {

@@ -35,6 +35,7 @@ import { compactorOfferedWidestRange } from './compactor-offered-widest-range.ts
 import { documentedStatus, hostAnswersFollowOutcomes } from './host-answers-follow-outcomes.ts';
 import { hostAnswersOnlyWhatIsStored } from './host-answers-only-what-is-stored.ts';
 import { outcomeFollowsTable } from './outcome-follows-table.ts';
+import { hostKeepsItsContract } from './host-keeps-its-contract.ts';
 import { crashRecoveryAtEveryEvent } from './support/recover-and-check.ts';
 
 /** An invariant's check as a plain function of a run (the synchronous ones). */
@@ -526,6 +527,33 @@ expect: { outcomes: ["failed{rate_limited}"] }
     expect(table(withFallback)).toMatch(
       /turn 0 step 1 attempt 1 \(rate_limited\): its retry-after 90001 ms exceeds the 60000 ms limit, so the chain must fall back to the fallback client, but it failed the turn/,
     );
+  });
+
+  it('outcome-follows-table: failing the turn is right once the step has used its fallback', async () => {
+    // Both clients ask for a wait past the limit: the primary's is taken as a switch, the fallback's fails the turn.
+    const r = await run(`
+name: retry-after past the limit on both clients
+provider:
+  script:
+    - error: { kind: rate_limited, retryAfterMs: 90001 }
+  fallback:
+    - error: { kind: rate_limited, retryAfterMs: 90001 }
+inbox:
+  - say: Where is ORD-1001?
+expect: { outcomes: ["failed{rate_limited}"] }
+`);
+    expect(r.requests.length).toBe(2);
+    expect(verdict(outcomeFollowsTable)(r)).toBeUndefined();
+  });
+
+  it('host-keeps-its-contract: what the host target saw is reported by message, none when it saw nothing', async () => {
+    const r = await run(REFUND);
+    const keeps = verdict(hostKeepsItsContract);
+    expect(keeps(r)).toBeUndefined();
+    expect(keeps({ ...r, hostBreaches: ['the production host resumed from the snapshot up to event 8, which the crash garbled'] })).toBe(
+      'the production host resumed from the snapshot up to event 8, which the crash garbled',
+    );
+    expect(keeps({ ...r, hostBreaches: ['a', 'b', 'c', 'd'] })).toBe('a (and 3 more: b; c; …)');
   });
 
   it('invariant 11: a tool run in the last allowed step, and budgets exceeded', async () => {

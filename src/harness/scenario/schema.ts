@@ -585,7 +585,7 @@ const triggerSchema = z
       .string()
       .optional()
       .describe(
-        "When a live process's log appends the first start record (tool.started) of one of this tool's calls, before its body runs: for a STATEFUL or CRITICAL call, as its write-ahead is stored — a cancel here finds the call recorded and not yet run",
+        "When a live process's log appends the first start record (tool.started) of one of this tool's calls (posted just after the append, as for event). A STATEFUL or CRITICAL call's body waits for that record to be stored (its write-ahead), so a cancel here finds the call recorded and not yet run; a NONE or IDEMPOTENT call's body may already have started",
       ),
     event: z
       .number()

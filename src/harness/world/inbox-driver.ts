@@ -100,8 +100,12 @@ export class InboxDriver {
    */
   onEvent(seq: number, event?: AnyEvent): void {
     const entries = this.#take(triggerId('event', seq));
-    // A start record: `at: { toolRecorded }` fires at the first of the tool's, like an event trigger (just after the append).
-    if (event && !event.opaque && event.type === 'tool.started') entries.push(...this.#take(triggerId('toolRecorded', event.payload.name)));
+    // A start record: `at: { toolRecorded }` fires at the first of the tool's, like an event trigger (just after the
+    // append); entries due at the same append are performed in inbox order.
+    if (event && !event.opaque && event.type === 'tool.started') {
+      entries.push(...this.#take(triggerId('toolRecorded', event.payload.name)));
+      entries.sort((a, b) => this.#index.get(a)! - this.#index.get(b)!);
+    }
     for (const entry of entries) {
       if (entry.crash) this.#performTriggered(entry);
       else queueMicrotask(() => this.#performTriggered(entry));

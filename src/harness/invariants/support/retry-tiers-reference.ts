@@ -10,8 +10,8 @@
  * - both never shorter than the provider's `retry-after`;
  * and not retried once both are spent, or when its `retry-after` is longer
  * than `maxRetryAfterMs` — then the chain falls back to the scenario's fallback
- * client if the step has not switched to it yet and it is outside any
- * retry-after window it gave, and fails the turn only when there is none.
+ * client if the step has not switched to it yet and any retry-after window it
+ * gave has ended, and fails the turn only when there is none.
  * The tiers count per step, across the clients the step falls back to.
  *
  * The other direction (no more retries than the tiers allow, never sooner than
@@ -85,12 +85,23 @@ export function retryTiersFollowed(run: ScenarioRun): string | undefined {
 
 /**
  * The fallback client still open to the step of request `r`, by name, or nothing: the
- * scenario configures one, the step is still on the primary (the run's first client),
- * and the fallback gave no retry-after window that is open when the error came.
+ * scenario configures one, the step has not switched clients before `r` and is still on
+ * the primary (the run's first client), and the fallback gave no retry-after window that
+ * is open when the error came. Clients are told apart by name, as the kernel's windows
+ * are: where the fallback is named as the primary is (a wire fallback on the same model),
+ * nothing is judged.
  */
 function fallbackLeft(run: ScenarioRun, r: ReturnType<typeof viewOf>['requests'][number]): string | undefined {
-  if (!run.scenario.provider.fallback || !r.result) return undefined;
+  const provider = run.scenario.provider;
+  if (!provider.fallback || !r.result) return undefined;
+  if (provider.fallbackModel !== undefined && (provider.fallbackModel === provider.model || provider.fallbackModel === run.config.model)) return undefined;
   const requests = viewOf(run).requests;
+  const { turn, step } = r.event.payload;
+  // A switch earlier in the step: the chain of two has no client left after the fallback.
+  const switched = requests.some(
+    (x) => x.index < r.index && x.event.payload.turn === turn && x.event.payload.step === step && x.handled?.payload.action === 'switch_client',
+  );
+  if (switched) return undefined;
   const primary = requests[0]?.event.payload.client;
   if (r.event.payload.client !== primary) return undefined;
   const fallback = requests.find((x) => x.event.payload.client !== primary)?.event.payload.client;
