@@ -12,6 +12,7 @@ import { RESULTS_SCHEMA, summarize, type CaseResult, type FuzzSubject, type RunL
 import { EXPECTED_AT_LEAST, FAMILIES, runsToJudge } from './drawn.ts';
 import type { FuzzResult } from './run-fuzz.ts';
 import { isPeerRun } from '../harness/loop-port/peer-run.ts';
+import type { ScenarioRun } from '../harness/second-host.ts';
 import { peerOutcome } from '../harness/loop-port/peer-case.ts';
 
 export interface FuzzReportInput {
@@ -72,7 +73,7 @@ export function fuzzResults(input: FuzzReportInput): RunResults {
       ...(input.counterexampleFile ? { file: input.counterexampleFile } : {}),
       ...(last ? { outcome: outcomeLabel(last.outcome) } : shown?.outcome !== undefined ? { outcome: shown.outcome } : {}),
       failure: run ? redactForRun(run, `${invariant.id}: ${message}`) : `${invariant.id}: ${message}`,
-      ...(run && !isPeerRun(run) ? { virtualMs: run.virtualMs, metrics: metricsOf(run), timeline: buildTimeline(run), requests: stepRequests(run) } : {}),
+      ...(run && !isPeerRun(run) ? shownOfRun(run) : {}),
       ...(run && shown ? redactForRun(run, { virtualMs: run.virtualMs, metrics: shown.metrics, timeline: shown.timeline, requests: shown.requests }) : {}),
       checks: [
         run
@@ -147,4 +148,17 @@ function drawnCase(result: FuzzResult): CaseResult {
     return { ...base, status: 'failed', failure: message, checks: [{ name: 'drawn', passed: false, message, actual: tally }] };
   }
   return { ...base, status: 'passed', checks: [{ name: 'drawn', passed: true, message: `over ${ran} run(s): ${tally}${notJudged}` }] };
+}
+
+/**
+ * What the report shows of a loopgate run: its time, metrics, timeline and requests — only its time when its log cannot
+ * be read (the store gave the log records it refuses: the counterexample's bug itself), so the report is still written
+ * (outside probe 66b: the fuzz run ended as an internal error there, exit 2, with no results.json).
+ */
+function shownOfRun(run: ScenarioRun) {
+  try {
+    return { virtualMs: run.virtualMs, metrics: metricsOf(run), timeline: buildTimeline(run), requests: stepRequests(run) };
+  } catch {
+    return { virtualMs: run.virtualMs };
+  }
 }

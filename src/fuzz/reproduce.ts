@@ -36,16 +36,22 @@ export async function reproduce(file: string, options: ReproduceOptions = {}): P
     throw error;
   }
   const extra = (options.invariants ?? []).filter((i) => !INVARIANTS.includes(i));
-  const checks = [...checkExpectations(run, loaded.scenario.expect), ...(await checkInvariants(run, [...INVARIANTS, ...extra]))];
-  // A bystander's conversation, judged as `loopgate run` judges it.
-  if (run.bystander) {
-    const named = (c: CheckResult): CheckResult => ({ ...c, name: `bystander ${c.name}` });
-    checks.push(
-      ...checkExpectations(run.bystander, run.bystander.scenario.expect).map(named),
-      ...(await checkInvariants(run.bystander, [...INVARIANTS, ...extra])).map(named),
-    );
+  try {
+    const checks = [...checkExpectations(run, loaded.scenario.expect), ...(await checkInvariants(run, [...INVARIANTS, ...extra]))];
+    // A bystander's conversation, judged as `loopgate run` judges it.
+    if (run.bystander) {
+      const named = (c: CheckResult): CheckResult => ({ ...c, name: `bystander ${c.name}` });
+      checks.push(
+        ...checkExpectations(run.bystander, run.bystander.scenario.expect).map(named),
+        ...(await checkInvariants(run.bystander, [...INVARIANTS, ...extra])).map(named),
+      );
+    }
+    return checks.filter((c) => !c.passed);
+  } catch (error) {
+    // A run that cannot be judged (its log refuses what the store gave it) fails the case, as `loopgate run` fails it
+    // (runner.ts), instead of ending the fuzz run as an internal error (outside probe 66b).
+    return [{ name: 'harness', passed: false, message: `the case threw: ${(error as Error)?.stack ?? String(error)}` }];
   }
-  return checks.filter((c) => !c.passed);
 }
 
 /** The same for a loop behind the port: the file run as `loopgate run FILE` runs it against that loop, its failing checks. */

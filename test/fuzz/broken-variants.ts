@@ -45,6 +45,17 @@ class DroppingStore extends MemoryEventStore {
   }
 }
 
+/**
+ * A store whose synchronous range read gives one record past the end asked for (`to` read as inclusive). The log
+ * refuses what it gave as its prefix; reproducing the counterexample judged that run and threw out of `fuzz` as an
+ * internal error, exit 2, with a stack (outside probe 66b, mem-range-incl).
+ */
+class RangePastItsEndStore extends MemoryEventStore {
+  override readRangeSync(conversationId: string, from: number, to: number): EventRecord[] {
+    return this.peek(conversationId).slice(from, Math.max(from, to) + 1);
+  }
+}
+
 const wrapCall = (client: ModelClient, call: ModelClient['call']): ModelClient => ({ name: client.name, call });
 
 /** A provider fake that rejects instead of settling with a transport error. */
@@ -136,6 +147,15 @@ export const BROKEN_VARIANTS: readonly BrokenVariant[] = [
     bug: 'a store that drops one event',
     host: { seams: { store: (faults: MemoryStoreFaults) => new DroppingStore({ faults }) } },
     invariant: 'invariant-02-one-append-frozen',
+  },
+  {
+    name: 'range-past-its-end-store',
+    bug: 'a store whose range read gives one record past its end',
+    host: { seams: { store: (faults: MemoryStoreFaults) => new RangePastItsEndStore({ faults }) } },
+    // Through the production host it refuses the snapshot it wrote (read back with the store's range); through the loop,
+    // the log refuses the store's records as its prefix.
+    invariant: 'host-keeps-its-contract',
+    also: ['invariant-12-nothing-throws'],
   },
   {
     name: 'rejecting-provider',
