@@ -314,6 +314,39 @@ export async function postgresLockAcrossProcesses(url: string): Promise<CheckRes
     other.send('release');
     await other.said('released');
     if (await within(local, PATIENCE_MS)) await (await local)();
+
+    // 6. A lock whose caller gives up while it is being taken (its signal aborted as the grant is under way) is refused
+    // and left free: kept by this process's shared session, it locked every other host out of the conversation while
+    // this one never noticed — a session re-takes its own advisory lock (outside probe 66b, plant pg-aborted-grant-kept).
+    const giveUp = new AbortController();
+    const taking = mine.lock!(CONVERSATION, giveUp.signal);
+    setImmediate(() => giveUp.abort());
+    const refused = await taking.then(
+      async (granted) => {
+        await granted(); // granted before the abort landed: released here, which proves nothing either way
+        return false;
+      },
+      () => true,
+    );
+    other.send('lock');
+    const free = await other.said('held', PATIENCE_MS);
+    checks.push(
+      check(
+        'a lock whose caller gave up while it was being taken is left free: another process is granted it',
+        free,
+        'granted',
+        free ? 'granted' : 'not granted',
+        free
+          ? refused
+            ? 'granted'
+            : 'granted (this process was granted it before the abort landed, and released it)'
+          : `not granted within ${PATIENCE_MS / 1000} s: this process's session kept the lock its caller gave up, and no other host can take the conversation (${other.whatItSaid()})`,
+      ),
+    );
+    if (free) {
+      other.send('release');
+      await other.said('released');
+    }
     return checks;
   } catch (error) {
     return [...checks, check('the conversation lock across processes', false, 'no error', 'threw', `the store threw: ${describe(error)}`)];

@@ -31,13 +31,14 @@ describeWithPostgres('contract:store/postgres/store-contract on a server', (url)
     expect(failed).toEqual([]);
     expect(outcome.status).toBe('passed');
     // The contract cases, the schema and lock as the server sees them, then the conversation lock across processes (postgres-lock-cases.ts).
-    expect(outcome.checks).toHaveLength(STORE_CONTRACT.filter((c) => c.needs === undefined).length + 7);
-    expect(outcome.checks.slice(-5).map((c) => c.name)).toEqual([
+    expect(outcome.checks).toHaveLength(STORE_CONTRACT.filter((c) => c.needs === undefined).length + 8);
+    expect(outcome.checks.slice(-6).map((c) => c.name)).toEqual([
       'while another process holds a conversation lock, this process waits for it',
       'once the other process releases it — still running, its connections open — this process is granted it',
       'a lock held uncontended (on the connection shared by such locks): when PostgreSQL ends the session holding it, its holder is told the lock is lost',
       'a lock granted after a wait (on a connection of its own): when PostgreSQL ends the session holding it, its holder is told the lock is lost',
       'released while another process waits for it in PostgreSQL and a turn of this process queues for it, the lock goes to the other process first',
+      'a lock whose caller gave up while it was being taken is left free: another process is granted it',
     ]);
   });
 });

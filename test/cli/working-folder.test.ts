@@ -63,7 +63,7 @@ describe('a tool that moves the working folder', () => {
   });
 
   it('fuzz: the same', async () => {
-    const result = await loopgate(['fuzz', '--runs', '30', '--seed', '1', '--out', 'fuzz-reports'], project);
+    const result = await loopgate(['fuzz', '--runs', '200', '--seed', '1', '--out', 'fuzz-reports'], project);
     expect(existsSync(join(project, 'fuzz-reports', 'results.json')), result.stderr).toBe(true);
     expect(existsSync(join(elsewhere, 'fuzz-reports'))).toBe(false);
     expect(result.stderr).toContain('loopgate: a tool changed the working folder to');

@@ -379,6 +379,23 @@ export const STORE_CONTRACT: readonly StoreContractCase[] = [
     },
   },
   {
+    id: 'batch-ahead-of-its-place-refused-though-the-gap-fills',
+    group: GROUP,
+    title: 'refuses a batch that starts past the end though a batch in flight with it fills the gap, storing only that one',
+    async run(fresh) {
+      // Both in flight at once, the later-numbered first: a store that commits batches together must check each against
+      // what is stored before it, not against the group (outside probe 66b: group commit without its seq check took both).
+      const store = await fresh();
+      const results = await Promise.allSettled([store.append('c', records(2, 2)), store.append('c', records(0, 2))]);
+      same(
+        'which appends succeeded',
+        results.map((r) => r.status),
+        ['rejected', 'fulfilled'],
+      );
+      same('the seqs read after both', seqs(await store.read('c')), [0, 1]);
+    },
+  },
+  {
     id: 'conversations-isolated',
     group: CONVERSATIONS,
     title: 'keeps conversations isolated',
@@ -397,14 +414,17 @@ export const STORE_CONTRACT: readonly StoreContractCase[] = [
   {
     id: 'lists-conversations-sorted',
     group: CONVERSATIONS,
-    title: 'lists each conversation with events once, sorted',
+    title: 'lists each conversation with events once, sorted by code unit whatever the database collation',
     async run(fresh) {
       const store = await fresh();
       await store.append('zeta', records(0, 1));
       await store.append('alpha', records(0, 2));
       await store.append('alpha', records(2, 1));
       await store.append('never', records(5, 1)).catch(() => undefined);
-      same('listConversations', await store.listConversations(), ['alpha', 'zeta']);
+      // Capitals, an underscore and lower case: a collation other than code-unit order sorts them another way
+      // (outside probe 66b: a PostgreSQL ORDER BY without COLLATE "C" passed on a C.UTF-8 database).
+      for (const id of ['a', '_z', 'B']) await store.append(id, records(0, 1));
+      same('listConversations', await store.listConversations(), ['B', '_z', 'a', 'alpha', 'zeta']);
     },
   },
   {
