@@ -178,71 +178,11 @@ async function startedThrows(): Promise<CheckResult[]> {
 }
 
 /**
- * A retry whose start the recorder refuses: an IDEMPOTENT tool that threw on its first attempt is tried again, and the
- * recorder's `started()` throws for attempt 2. The call is failed / NOT_RECORDED, and the model must read that this
- * attempt was not run again and that the earlier one may have run (it did): told only "was not run again", a model
- * would take the earlier attempt's effect as never made (mutation seed 38, tool-errors.ts: the sentence emptied, and
- * no case reached a refused start after an attempt).
+ * An IDEMPOTENT sync whose first attempt ends as `first` says, and whose retry's start the recorder refuses (its
+ * `started()` throws for attempt 2): the call is `status` / NOT_RECORDED, the model reads that this attempt was not run
+ * again and that the earlier one may have run, and the tool ran once.
  */
-async function retryStartNotRecorded(): Promise<CheckResult[]> {
-  let runs = 0;
-  const attempts: number[] = [];
-  const executor = createToolExecutor({
-    registry: new ToolRegistry([
-      defineTool({
-        name: 'sync_inventory',
-        description: 'Push the stock count to the warehouse.',
-        input: z.object({ sku: z.string() }),
-        sideEffect: 'IDEMPOTENT',
-        maxRetries: 1,
-        run: () => {
-          runs++;
-          throw new Error('warehouse gateway reset the connection');
-        },
-      }),
-    ] as AnyToolDeclaration[]),
-    retryBackoffMs: 0,
-  });
-  const ctx: ToolExecutionContext = {
-    signal: new AbortController().signal,
-    clock: new VirtualClock(),
-    recorder: recorder({
-      started: (start) => {
-        attempts.push(start.attempt);
-        if (start.attempt > 1) throw new Error('orders database refused the write: disk full');
-      },
-    }),
-  };
-  let got: { settled: SettledToolCall | undefined; rejected: unknown };
-  try {
-    got = { settled: await executor.execute({ id: 's1', name: 'sync_inventory', args: { sku: 'SKU-7' } }, ctx), rejected: undefined };
-  } catch (error) {
-    got = { settled: undefined, rejected: error };
-  }
-  return [
-    ...resultChecks(got, {
-      status: 'failed',
-      code: 'NOT_RECORDED',
-      message:
-        'sync_inventory was not run again: its start could not be recorded (orders database refused the write: disk full). An earlier attempt may have run.',
-    }),
-    check(
-      'the recorder was asked for attempts 1 and 2, the tool ran once',
-      attempts.join(',') === '1,2' && runs === 1,
-      `attempts ${attempts.join(',')}, ran ${runs}`,
-      'attempts 1,2, ran 1',
-    ),
-  ];
-}
-
-/**
- * A retry whose start the recorder refuses after an attempt that timed out: the IDEMPOTENT tool's first attempt did
- * not answer within its timeout (unknown: it may have taken effect), and `started()` throws for attempt 2. The call
- * stays unknown / NOT_RECORDED — an earlier attempt may have run — never failed, which would tell the model nothing
- * happened (outside probe 65, P17: the status taken as failed passed every case; no scenario reaches a refused start
- * after a timed-out attempt, the loop's own recorder never refusing an IDEMPOTENT call's start).
- */
-async function retryStartNotRecordedAfterTimeout(): Promise<CheckResult[]> {
+async function retryStartRefused(first: 'throws' | 'times out', status: 'failed' | 'unknown'): Promise<CheckResult[]> {
   let runs = 0;
   const attempts: number[] = [];
   const clock = new VirtualClock();
@@ -255,9 +195,10 @@ async function retryStartNotRecordedAfterTimeout(): Promise<CheckResult[]> {
         sideEffect: 'IDEMPOTENT',
         maxRetries: 1,
         timeoutMs: 1_000,
-        // The warehouse never answers: the attempt times out, having perhaps pushed the count.
         run: (_args, ctx) => {
           runs++;
+          if (first === 'throws') throw new Error('warehouse gateway reset the connection');
+          // The warehouse never answers: the attempt times out, having perhaps pushed the count.
           return new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve('gave up'), { once: true }));
         },
       }),
@@ -282,7 +223,7 @@ async function retryStartNotRecordedAfterTimeout(): Promise<CheckResult[]> {
   }
   return [
     ...resultChecks(got, {
-      status: 'unknown',
+      status,
       code: 'NOT_RECORDED',
       message:
         'sync_inventory was not run again: its start could not be recorded (orders database refused the write: disk full). An earlier attempt may have run.',
@@ -295,6 +236,22 @@ async function retryStartNotRecordedAfterTimeout(): Promise<CheckResult[]> {
     ),
   ];
 }
+
+/**
+ * After an attempt that threw: failed / NOT_RECORDED, and the model must read that this attempt was not run again and
+ * that the earlier one may have run (it did): told only "was not run again", a model would take the earlier attempt's
+ * effect as never made (mutation seed 38, tool-errors.ts: the sentence emptied, and no case reached a refused start
+ * after an attempt).
+ */
+const retryStartNotRecorded = () => retryStartRefused('throws', 'failed');
+
+/**
+ * After an attempt that timed out (unknown: it may have taken effect): the call stays unknown / NOT_RECORDED, never
+ * failed, which would tell the model nothing happened (outside probe 65, P17: the status taken as failed passed every
+ * case; no scenario reaches a refused start after a timed-out attempt, the loop's own recorder never refusing an
+ * IDEMPOTENT call's start).
+ */
+const retryStartNotRecordedAfterTimeout = () => retryStartRefused('times out', 'unknown');
 
 /**
  * Arguments that hold one object twice (a caller of `createToolExecutor` handing its own object graph, not JSON text):
