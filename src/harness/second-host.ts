@@ -28,6 +28,7 @@ import {
   loopConfig,
   type ClaimPolicy,
   type AgentLoopConfig,
+  type AnyEvent,
   type LoopConfig,
   type LoopDeps,
   type EventRecord,
@@ -344,8 +345,7 @@ async function runScenarioHeld(scenario: Scenario, options: RunOptions, leftOpen
   const recording = new CaseRecording(
     () => store.count(conversation),
     (seq, event) => {
-      reached.events = Math.max(reached.events, seq + 1);
-      if (!event.opaque && event.type === 'tool.started') reached.recorded.add(event.payload.name);
+      reach(reached, seq, event);
       faults.appended(seq);
       inbox?.onEvent(seq, event);
       if (seq + 1 === maxEvents) {
@@ -829,6 +829,12 @@ interface Reached {
   readonly recorded: Set<string>;
 }
 
+/** What an event a live process's log appended brings the case to, for triggers: its length, and a tool's first start record. */
+function reach(reached: Reached, seq: number, event: AnyEvent): void {
+  reached.events = Math.max(reached.events, seq + 1);
+  if (!event.opaque && event.type === 'tool.started') reached.recorded.add(event.payload.name);
+}
+
 /** The provider's recording of a conversation: each request and delta told to its inbox driver, once it has one. */
 function recordedModels(reached: Reached, inbox: () => InboxDriver | undefined, recording: CaseRecording, prompt: PromptRecorder): ModelRecording {
   return new ModelRecording({
@@ -918,8 +924,7 @@ async function bystanderWorld(
   const recording = new CaseRecording(
     () => store.count(parts.conversation),
     (seq, event) => {
-      reached.events = Math.max(reached.events, seq + 1);
-      if (!event.opaque && event.type === 'tool.started') reached.recorded.add(event.payload.name);
+      reach(reached, seq, event);
       faults.appended(seq);
       inbox?.onEvent(seq, event);
       if (seq + 1 === parts.maxEvents) {
