@@ -149,12 +149,20 @@ function closeOpenCalls(
         content: renderError(error),
         error,
         durationMs: 0,
-        attempts: call.started ? 1 : 0,
+        // Every attempt whose start record the store holds (a retry's too), 0 for a call with none.
+        attempts: call.started ? Math.max(1, startsOf(events, block.id)) : 0,
       });
       (neverRan ? notRunCallIds : unknownCallIds).push(block.id);
     }
   }
   return { unknownCallIds, notRunCallIds };
+}
+
+/** The start records of a call among the turn's events: one per attempt. */
+function startsOf(events: readonly LogEvent[], callId: string): number {
+  let starts = 0;
+  for (const e of events) if (e.type === 'tool.started' && e.payload.callId === callId) starts++;
+  return starts;
 }
 
 /**

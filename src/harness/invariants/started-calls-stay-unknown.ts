@@ -21,11 +21,13 @@
  * A STATEFUL or CRITICAL call without a start record never ran (write-ahead): its result never says INTERRUPTED.
  * Nor, in one life, does a call whose body never began (the loop stopped it first, and knows it).
  *
- * And a result counts no attempt its call did not start: its `attempts` never
- * exceed the call's start records in its turn — a call crash recovery closes as
- * NOT_RUN (no start record) made no attempt, and a report, trace or model that
- * reads "1 attempt" of a refund that never ran is told it may have (outside
- * probe 24, Q19).
+ * And a result counts the attempts its call started: its `attempts` never
+ * exceed the call's start records in its turn (since the id's previous result) —
+ * a call crash recovery closes as NOT_RUN (no start record) made no attempt, and a
+ * report, trace or model that reads "1 attempt" of a refund that never ran is told
+ * it may have (outside probe 24, Q19) — and an `ok` or `unknown` result counts
+ * every one of them: a retry that ran is part of what took effect, or may have (a
+ * pipeline that counted only the first attempt passed every fuzz case).
  */
 import { startRefused, type LogEvent } from '../../kernel/index.ts';
 import { RESULT_LOSING_FAULTS } from '../scenario/schema.ts';
@@ -99,8 +101,13 @@ function attemptsCountStarts(run: ScenarioRun): string | undefined {
       if (e.type === 'tool.started') starts.set(e.payload.callId, (starts.get(e.payload.callId) ?? 0) + 1);
       else if (e.type === 'tool.result') {
         const started = starts.get(e.payload.callId) ?? 0;
-        if (e.payload.attempts > started)
-          return `turn ${turn.turn}: the result of call ${e.payload.callId} (${e.payload.name}, ${e.payload.status}${e.payload.error ? ` ${e.payload.error.error_code}` : ''}) counts ${e.payload.attempts} attempt(s), but the call has ${started} start record(s)`;
+        starts.delete(e.payload.callId);
+        const what = `turn ${turn.turn}: the result of call ${e.payload.callId} (${e.payload.name}, ${e.payload.status}${e.payload.error ? ` ${e.payload.error.error_code}` : ''}) counts ${e.payload.attempts} attempt(s)`;
+        if (e.payload.attempts > started) return `${what}, but the call has ${started} start record(s)`;
+        // A call that ran to its end or may have taken effect counts every attempt it started; one stopped before its
+        // body (CANCELLED after the start was stored, a refused write-ahead) may count fewer: that attempt never ran.
+        if (e.payload.attempts < started && e.payload.status !== 'failed')
+          return `${what}, but the call has ${started} start record(s): an attempt it started is not counted`;
       }
     }
   }

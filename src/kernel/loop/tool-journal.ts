@@ -139,6 +139,21 @@ export class ToolJournal {
     return `${call.name} was called${args}; its result was ${result.status}: ${result.content}`;
   }
 
+  /**
+   * The attempts a call that may have run made: its start records (one per attempt, from its first on), so a call
+   * closed after a retry began counts that retry too — at least 1.
+   */
+  #attemptsStarted(callId: string): number {
+    const from = this.#log.positions.call(callId)?.startedSeq;
+    if (from === undefined) return 1;
+    let starts = 0;
+    for (let seq = from; seq < this.#log.length; seq++) {
+      const e = this.#log.at(seq) as LogEvent | undefined;
+      if (e?.type === 'tool.started' && e.payload.callId === callId) starts++;
+    }
+    return Math.max(1, starts);
+  }
+
   /** The result of a pipeline that broke its contract and threw: `unknown` if the call may have started. */
   pipelineError(call: ToolCall, error: unknown): SettledToolCall {
     const started = this.#mayHaveRun(call.id);
@@ -159,7 +174,7 @@ export class ToolJournal {
       content: renderError(failure),
       error: failure,
       durationMs: 0,
-      attempts: started ? 1 : 0,
+      attempts: started ? this.#attemptsStarted(call.id) : 0,
     };
   }
 
@@ -220,7 +235,7 @@ export class ToolJournal {
         content: renderError(error),
         error,
         durationMs: 0,
-        attempts: ran ? 1 : 0,
+        attempts: ran ? this.#attemptsStarted(callId) : 0,
       });
     }
   }
