@@ -116,6 +116,28 @@ describe('loopgate run --update', () => {
     expect(await run(args({ paths: [file] }), quiet)).toBe(EXIT.passed);
   });
 
+  // `turns.N` was left alone: a stale per-turn trace or last request had to be rewritten by hand (outside probe 65, F5).
+  it('rewrites a turn’s stale outcome, requests, last request and trace (turns.N)', async () => {
+    const current = readFileSync(join(BUNDLED_ROOT, 'crash/crash-while-refund-runs-never-reruns.yaml'), 'utf8');
+    const stale = current
+      .replace('    1:\n      outcome: replied\n      requests: 1\n', '    1:\n      outcome: failed{max_steps}\n      requests: 3\n')
+      .replace("          - 'user: Please refund ORD-1001, it arrived broken.'\n", "          - 'user: Please refund it.'\n")
+      .replace('          - turn > model_call:ok\n', '');
+    expect(stale).not.toBe(current);
+    const file = join(dir, 'crash-turns.yaml');
+    writeFileSync(file, stale);
+    expect(await run(args({ paths: [file] }), quiet)).toBe(EXIT.failed);
+    const err: string[] = [];
+    expect(await run(args({ paths: [file], update: true }), { ...quiet, err: (t) => err.push(t) })).toBe(EXIT.passed);
+    expect(readFileSync(file, 'utf8')).toBe(current);
+    const report = err.join('');
+    expect(report).toMatch(/✎ .*crash-turns\.yaml: expect\.turns\.1\.outcome: failed\{max_steps\} → replied/);
+    expect(report).toMatch(/✎ .*crash-turns\.yaml: expect\.turns\.1\.requests: 3 → 1/);
+    expect(report).toMatch(/✎ .*crash-turns\.yaml: expect\.turns\.1\.lastRequest\.exact: 3 → 3 lines, from line 1/);
+    expect(report).toMatch(/✎ .*crash-turns\.yaml: expect\.turns\.1\.trace\.exact: 1 → 2 lines, from line 2/);
+    expect(await run(args({ paths: [file] }), quiet)).toBe(EXIT.passed);
+  });
+
   it('cannot be combined with --live', async () => {
     await expect(run(args({ update: true, live: true, provider: 'anthropic' }), quiet)).rejects.toThrow(/--update .* cannot take a live run/);
   });

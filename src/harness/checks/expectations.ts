@@ -236,10 +236,37 @@ function toolResultsCheck(name: string, results: readonly ToolResultEvent[], exp
 }
 
 /** One turn of the final log, by its number: its outcome, reply, trace, requests and tool results. */
+/**
+ * What one turn of the final log did, as `turns.N` reads it: `undefined` when the turn never ran. Its outcome (the
+ * loop's result, else what its close recorded, `(open)` with neither), the shape of its trace (`undefined` when no
+ * loop traced it — crash recovery closed it), its model requests, and the last one's messages and system prompt.
+ * Shared by the checks and `--update`, so an updated file passes.
+ */
+export function turnActuals(run: ScenarioRun, turn: number) {
+  if (!events(run, 'turn.opened').some((e) => e.payload.turn === turn)) return undefined;
+  const closed = events(run, 'turn.closed').find((e) => e.payload.turn === turn);
+  const result = run.results.find((r) => r.turn === turn);
+  const outcome = result?.outcome ?? (closed && isOutcome(closed.payload.outcome) ? closed.payload.outcome : undefined);
+  const trace = run.traces.find((t) => t.spans.find((s) => s.kind === 'turn')?.attributes['turn'] === turn);
+  const seqs = requestSeqs(run.log.events);
+  const indexes = seqs.flatMap((seq, i) => ((run.log.events[seq] as Extract<LogEvent, { type: 'model.request' }>).payload.turn === turn ? [i] : []));
+  const request = run.requests[indexes[indexes.length - 1] ?? -1];
+  return {
+    closed,
+    result,
+    outcome,
+    outcomeLabel: outcome ? outcomeLabel(outcome) : '(open)',
+    trace: trace ? spanShape(trace) : undefined,
+    requests: indexes.length,
+    lastRequest: request ? renderMessages(request.messages) : [],
+    system: systemLines(request),
+  };
+}
+
 function turnChecks(run: ScenarioRun, turn: number, want: TurnExpectation): CheckResult[] {
   const name = `turn ${turn}`;
-  const closed = events(run, 'turn.closed').find((e) => e.payload.turn === turn);
-  if (!events(run, 'turn.opened').some((e) => e.payload.turn === turn))
+  const actual = turnActuals(run, turn);
+  if (actual === undefined)
     return [
       {
         name,
@@ -251,21 +278,16 @@ function turnChecks(run: ScenarioRun, turn: number, want: TurnExpectation): Chec
         })`,
       },
     ];
-  const result = run.results.find((r) => r.turn === turn);
+  const { closed, result, outcome } = actual;
   const out: CheckResult[] = [];
-  if (want.outcome !== undefined) {
-    const actual = result ? outcomeLabel(result.outcome) : closed && isOutcome(closed.payload.outcome) ? outcomeLabel(closed.payload.outcome) : '(open)';
-    out.push(equalCheck(`${name} outcome`, want.outcome, actual));
-  }
+  if (want.outcome !== undefined) out.push(equalCheck(`${name} outcome`, want.outcome, actual.outcomeLabel));
   if (want.detail !== undefined) {
-    const outcome = result?.outcome ?? (closed && isOutcome(closed.payload.outcome) ? closed.payload.outcome : undefined);
     const detail = outcome?.kind === 'failed' ? outcome.detail : outcome?.kind === 'rejected' ? outcome.reason : undefined;
     out.push(equalCheck(`${name} detail`, want.detail, detail?.includes(want.detail) ? want.detail : (detail ?? '(no detail)')));
   }
   if (want.reply !== undefined) out.push(replyCheck(`${name} reply`, want.reply, result?.reply));
   if (want.trace) {
-    const trace = run.traces.find((t) => t.spans.find((s) => s.kind === 'turn')?.attributes['turn'] === turn);
-    if (trace) out.push(...matchLines(`${name} trace`, spanShape(trace), want.trace));
+    if (actual.trace) out.push(...matchLines(`${name} trace`, actual.trace, want.trace));
     else
       out.push({
         name: `${name} trace`,
@@ -273,14 +295,9 @@ function turnChecks(run: ScenarioRun, turn: number, want: TurnExpectation): Chec
         message: closed?.payload.recovered ? 'no trace: crash recovery closed this turn, no loop did' : 'no trace for this turn',
       });
   }
-  const seqs = requestSeqs(run.log.events);
-  const indexes = seqs.flatMap((seq, i) => ((run.log.events[seq] as Extract<LogEvent, { type: 'model.request' }>).payload.turn === turn ? [i] : []));
-  if (want.requests !== undefined) out.push(equalCheck(`${name} requests`, want.requests, indexes.length, `${indexes.length} model requests`));
-  if (want.lastRequest) {
-    const request = run.requests[indexes[indexes.length - 1] ?? -1];
-    out.push(...matchLines(`${name} last request`, request ? renderMessages(request.messages) : [], want.lastRequest));
-  }
-  if (want.system) out.push(...matchLines(`${name} system prompt`, systemLines(run.requests[indexes[indexes.length - 1] ?? -1]), want.system));
+  if (want.requests !== undefined) out.push(equalCheck(`${name} requests`, want.requests, actual.requests, `${actual.requests} model requests`));
+  if (want.lastRequest) out.push(...matchLines(`${name} last request`, actual.lastRequest, want.lastRequest));
+  if (want.system) out.push(...matchLines(`${name} system prompt`, actual.system, want.system));
   if (want.toolResults)
     out.push(
       toolResultsCheck(

@@ -2,7 +2,9 @@
  * `loopgate run --update`: a scenario's recorded expectations rewritten from
  * what its run actually did — as `vitest -u` accepts new snapshots. Rewritten,
  * where the file has them: `outcome`, `outcomes`, and the `exact` lines and
- * `count` of `history`, `lastRequest`, `system` and `trace`. Only for a case whose
+ * `count` of `history`, `lastRequest`, `system` and `trace`; in `turns.N`, its
+ * `outcome`, `requests`, and the `exact` lines and `count` of its `trace`,
+ * `lastRequest` and `system`. Only for a case whose
  * invariants all hold (a run that broke one is not a behaviour to accept).
  *
  * The file keeps its comments and formatting (yaml-edit.ts edits the nodes in
@@ -15,7 +17,7 @@ import { writeFileAtomic, readInputFile } from '../../files/index.ts';
 import { YAML_LIMITS } from '../../yaml/limits.ts';
 import type { CheckResult } from '../../report/results.ts';
 import { renderMessages, spanShape } from '../render.ts';
-import { systemLines, turnOutcomes } from '../checks/expectations.ts';
+import { systemLines, turnActuals, turnOutcomes } from '../checks/expectations.ts';
 import { parseScenario, type LoadedScenario } from '../scenario/load.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -70,19 +72,44 @@ export function updateEdits(scenario: Scenario, run: ScenarioRun): { edits: Yaml
     edits.push({ path: ['expect', 'outcomes'], value: actual.outcomes });
     changes.push(`expect.outcomes: [${e.outcomes.join(', ')}] → [${actual.outcomes.join(', ')}]`);
   }
-  for (const key of LINE_KEYS) {
-    const matcher = e[key];
-    const lines = actual.lines[key];
-    if (matcher?.exact !== undefined && !isDeepStrictEqual(matcher.exact, lines)) {
-      edits.push({ path: ['expect', key, 'exact'], value: lines });
-      changes.push(`expect.${key}.exact: ${describeChange(matcher.exact, lines)}`);
+  for (const key of LINE_KEYS) linesEdits(['expect', key], e[key], actual.lines[key], edits, changes);
+  for (const [turn, want] of Object.entries(e.turns ?? {})) {
+    const did = turnActuals(run, Number(turn));
+    if (did === undefined) continue; // a turn that never ran has nothing to accept: its check says so
+    const at = ['expect', 'turns', turn];
+    if (want.outcome !== undefined && want.outcome !== did.outcomeLabel) {
+      edits.push({ path: [...at, 'outcome'], value: did.outcomeLabel });
+      changes.push(`expect.turns.${turn}.outcome: ${want.outcome} → ${did.outcomeLabel}`);
     }
-    if (matcher?.count !== undefined && matcher.count !== lines.length) {
-      edits.push({ path: ['expect', key, 'count'], value: lines.length });
-      changes.push(`expect.${key}.count: ${matcher.count} → ${lines.length}`);
+    if (want.requests !== undefined && want.requests !== did.requests) {
+      edits.push({ path: [...at, 'requests'], value: did.requests });
+      changes.push(`expect.turns.${turn}.requests: ${want.requests} → ${did.requests}`);
     }
+    // A turn crash recovery closed has no trace: its check says so, and there are no lines to accept.
+    if (did.trace !== undefined) linesEdits([...at, 'trace'], want.trace, did.trace, edits, changes);
+    linesEdits([...at, 'lastRequest'], want.lastRequest, did.lastRequest, edits, changes);
+    linesEdits([...at, 'system'], want.system, did.system, edits, changes);
   }
   return { edits, changes };
+}
+
+/** The `exact` and `count` of one lines matcher the file has, where they differ from the lines the run gave. */
+function linesEdits(
+  at: readonly string[],
+  matcher: { readonly exact?: readonly string[]; readonly count?: number } | undefined,
+  lines: readonly string[],
+  edits: YamlEdit[],
+  changes: string[],
+): void {
+  const name = at.join('.');
+  if (matcher?.exact !== undefined && !isDeepStrictEqual(matcher.exact, lines)) {
+    edits.push({ path: [...at, 'exact'], value: lines });
+    changes.push(`${name}.exact: ${describeChange(matcher.exact, lines)}`);
+  }
+  if (matcher?.count !== undefined && matcher.count !== lines.length) {
+    edits.push({ path: [...at, 'count'], value: lines.length });
+    changes.push(`${name}.count: ${matcher.count} → ${lines.length}`);
+  }
 }
 
 function describeChange(before: readonly string[], after: readonly string[]): string {
