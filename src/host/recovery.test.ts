@@ -156,6 +156,17 @@ describe('recoverConversation', () => {
     expect(JSON.parse(never!.payload.content)).toMatchObject({ error_code: 'NOT_RUN', suggestion: expect.stringMatching(/never ran/) });
   });
 
+  // Recovery wrote `attempts: 1` for any started call: a retry whose start record the store holds went uncounted.
+  it('counts every attempt whose start record the store holds: a retry that began is part of what may have taken effect', () => {
+    const w = conversation().receive('m1').open(0).take(0, 'm1').model(0, 0).assistant(0, 0, ['retried', 'once']);
+    w.started(0, 0, 'retried', 1).started(0, 0, 'retried', 2).started(0, 0, 'retried', 3).started(0, 0, 'once');
+    const from = w.log.length;
+    recoverConversation(w.log, { sideEffectOf: () => 'IDEMPOTENT' });
+    const [retried, once] = appendedBy(w.log, from) as Array<LogEvent & { type: 'tool.result' }>;
+    expect(retried!.payload).toMatchObject({ callId: 'retried', status: 'unknown', attempts: 3, error: { error_code: 'INTERRUPTED' } });
+    expect(once!.payload).toMatchObject({ callId: 'once', status: 'unknown', attempts: 1 });
+  });
+
   it('a call of a tool that is not written ahead (NONE, IDEMPOTENT) or not known may have run without a start record: unknown', () => {
     for (const level of ['NONE', 'IDEMPOTENT', undefined] as const) {
       const w = conversation().receive('m1').open(0).take(0, 'm1').model(0, 0).assistant(0, 0, ['c1']);

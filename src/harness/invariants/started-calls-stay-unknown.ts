@@ -25,8 +25,9 @@
  * exceed the call's start records in its turn (since the id's previous result) —
  * a call crash recovery closes as NOT_RUN (no start record) made no attempt, and a
  * report, trace or model that reads "1 attempt" of a refund that never ran is told
- * it may have (outside probe 24, Q19) — and an `ok` or `unknown` result counts
- * every one of them: a retry that ran is part of what took effect, or may have (a
+ * it may have (outside probe 24, Q19) — and counts every one of them, but for a
+ * last one stopped before its body began (a cancel after its start was stored, a
+ * refused write-ahead): a retry that ran is part of what took effect, or may have (a
  * pipeline that counted only the first attempt passed every fuzz case).
  */
 import { startRefused, type LogEvent } from '../../kernel/index.ts';
@@ -104,10 +105,11 @@ function attemptsCountStarts(run: ScenarioRun): string | undefined {
         starts.delete(e.payload.callId);
         const what = `turn ${turn.turn}: the result of call ${e.payload.callId} (${e.payload.name}, ${e.payload.status}${e.payload.error ? ` ${e.payload.error.error_code}` : ''}) counts ${e.payload.attempts} attempt(s)`;
         if (e.payload.attempts > started) return `${what}, but the call has ${started} start record(s)`;
-        // A call that ran to its end or may have taken effect counts every attempt it started; one stopped before its
-        // body (CANCELLED after the start was stored, a refused write-ahead) may count fewer: that attempt never ran.
-        if (e.payload.attempts < started && e.payload.status !== 'failed')
-          return `${what}, but the call has ${started} start record(s): an attempt it started is not counted`;
+        // A call that ran to its end counts every attempt it started. One stopped before a body began (a cancel after
+        // the start was stored, a refused write-ahead) may leave out that attempt, and only that one: no retry follows it.
+        const least = e.payload.status === 'ok' ? started : started - 1;
+        if (e.payload.attempts < least)
+          return `${what}, but the call has ${started} start record(s): ${started - e.payload.attempts} attempt(s) it started not counted`;
       }
     }
   }
