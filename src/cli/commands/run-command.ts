@@ -55,7 +55,8 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('update', {
         type: 'boolean',
         default: false,
-        describe: 'rewrite the outcome, history and trace expectations of the scenarios run from what they did (cases whose invariants hold; comments kept)',
+        describe:
+          'rewrite the outcome, history, last-request, system and trace expectations (turns.N too) of the scenarios run from what they did (cases whose invariants hold; comments kept)',
       })
       .option('verbose', { type: 'boolean', default: false, describe: 'list passed cases too' }) as Argv<RunArgs>,
   handler: async (args) => {

@@ -235,7 +235,6 @@ function toolResultsCheck(name: string, results: readonly ToolResultEvent[], exp
   return { ...check, message: `expected ${JSON.stringify(expected)}, got ${JSON.stringify(shown)}`, actual: shown };
 }
 
-/** One turn of the final log, by its number: its outcome, reply, trace, requests and tool results. */
 /**
  * What one turn of the final log did, as `turns.N` reads it: `undefined` when the turn never ran. Its outcome (the
  * loop's result, else what its close recorded, `(open)` with neither), the shape of its trace (`undefined` when no
@@ -263,6 +262,7 @@ export function turnActuals(run: ScenarioRun, turn: number) {
   };
 }
 
+/** One turn of the final log, by its number: its outcome, reply, trace, requests and tool results. */
 function turnChecks(run: ScenarioRun, turn: number, want: TurnExpectation): CheckResult[] {
   const name = `turn ${turn}`;
   const actual = turnActuals(run, turn);

@@ -56,6 +56,19 @@ description: >
     expect(parse(out).expect.history.exact).toEqual(['user: hi', 'assistant: new', "assistant: it's #3", 'true']);
   });
 
+  // A value in a flow map was written by block rules: `{ outcome: failed{internal} }` does not parse, and --update
+  // refused the whole file (review of stop 68: most bundled `turns.N` are flow maps).
+  it('quotes a scalar inside a flow map as flow rules need, and leaves one that reads back plain as it is', () => {
+    const text = 'expect:\n  turns:\n    1: { outcome: replied, requests: 1 }   # kept\n    "2": { outcome: replied }\n';
+    const out = editYaml(text, [
+      { path: ['expect', 'turns', '1', 'outcome'], value: 'failed{internal}' },
+      { path: ['expect', 'turns', '1', 'requests'], value: 2 },
+      { path: ['expect', 'turns', '2', 'outcome'], value: 'cancelled' },
+    ]);
+    expect(out).toBe('expect:\n  turns:\n    1: { outcome: \'failed{internal}\', requests: 2 }   # kept\n    "2": { outcome: cancelled }\n');
+    expect(parse(out).expect.turns).toEqual({ 1: { outcome: 'failed{internal}', requests: 2 }, 2: { outcome: 'cancelled' } });
+  });
+
   it('shortens lists, empties them to [], and quotes plain values that would read back as something else', () => {
     const out = editYaml(TEXT, [
       { path: ['expect', 'history', 'exact'], value: [] },

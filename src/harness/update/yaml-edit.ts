@@ -38,24 +38,28 @@ export function editYaml(text: string, edits: readonly YamlEdit[]): string {
   const doc = tokens.find((t): t is CST.Document => t.type === 'document');
   if (!doc?.value) throw new YamlEditError('the file holds no YAML document');
   for (const edit of edits) {
-    const item = itemAt(doc.value, edit.path);
-    if (!item?.value) throw new YamlEditError(`${edit.path.join('.')}: not in the file`);
-    if (typeof edit.value === 'string' || typeof edit.value === 'number') setScalar(item.value, edit.value, false);
+    const found = itemAt(doc.value, edit.path);
+    if (!found?.item.value) throw new YamlEditError(`${edit.path.join('.')}: not in the file`);
+    const { item, inFlow } = found;
+    // A value inside `{ … }` is read by flow rules: `failed{internal}` must be quoted there, not in a block map.
+    if (typeof edit.value === 'string' || typeof edit.value === 'number') setScalar(item.value!, edit.value, inFlow);
     else setList(item, edit.value, eol);
   }
   return tokens.map((t) => CST.stringify(t)).join('');
 }
 
-/** The map item at `path` (block or flow maps). */
-function itemAt(root: Token, path: readonly string[]): Item | undefined {
+/** The map item at `path` (block or flow maps), and whether it sits inside a flow collection. */
+function itemAt(root: Token, path: readonly string[]): { readonly item: Item; readonly inFlow: boolean } | undefined {
   let node: Token | undefined = root;
   let found: Item | undefined;
+  let inFlow = false;
   for (const key of path) {
     if (!node || !isMap(node)) return undefined;
+    inFlow ||= node.type === 'flow-collection';
     found = (node.items as Item[]).find((i) => i.key && CST.resolveAsScalar(i.key)?.value === key);
     node = found?.value;
   }
-  return found;
+  return found && { item: found, inFlow };
 }
 
 function isMap(token: Token): token is CST.BlockMap | CST.FlowCollection {
