@@ -41,7 +41,7 @@ export const MAX_WIRE_STEPS = 5;
 
 type ErrorSpec = NonNullable<ProviderStep['error']>;
 
-/** One to three calls of the agent's tools, with the arguments the model may send each (ids: the wire fake's call_<n>). */
+/** One to three calls of the agent's tools, with the arguments the model may send each (their ids: `withCallIds`). */
 function callsArb(tools: readonly FuzzTool[]) {
   // Now and then with the argument text cut short though the call finished (the model's mistake, not a cut stream).
   const argsOf = (tool: FuzzTool) =>
@@ -307,10 +307,32 @@ export function wireCaseArb(tools: readonly FuzzTool[]): fc.Arbitrary<WireCase> 
     })
     .map(({ provider, lead, script, fallback }) => ({
       provider,
-      script: (lead ? [lead, ...script.slice(0, MAX_WIRE_STEPS - 1)] : script).map((step) => forProvider(step, provider)),
+      script: withCallIds(
+        (lead ? [lead, ...script.slice(0, MAX_WIRE_STEPS - 1)] : script).map((step) => forProvider(step, provider)),
+        'w',
+      ),
       // The fallback streams its calls one after another (interleaving is the primary's, schema.ts).
-      ...(fallback ? { fallback: fallback.map((step) => withoutInterleaving(forProvider(step, provider))) } : {}),
+      ...(fallback
+        ? {
+            fallback: withCallIds(
+              fallback.map((step) => withoutInterleaving(forProvider(step, provider))),
+              'f',
+            ),
+          }
+        : {}),
     }));
+}
+
+/**
+ * Each call given an id of its own in the script (`w2_1`: step 2's second call), so `adapter-follows-the-wire` holds
+ * the adapter to the id the wire sent — left to the fake's numbering, the id went unchecked (outside probe 67: an
+ * OpenAI Responses adapter that took the item's id, `fc_…`, for the call's `call_id` passed fuzz). Drawn nothing:
+ * no other draw moves.
+ */
+function withCallIds(script: readonly ProviderStep[], prefix: string): ProviderStep[] {
+  return script.map((step, i) =>
+    step.tool_use ? { ...step, tool_use: step.tool_use.map((call, k) => (call.id === undefined ? { ...call, id: `${prefix}${i}_${k}` } : call)) } : step,
+  );
 }
 
 function withoutInterleaving(step: ProviderStep): ProviderStep {
