@@ -33,7 +33,9 @@ export async function reproduce(file: string, options: ReproduceOptions = {}): P
     run = await unlessStarved(runScenario(loaded.scenario, { ...options.host, seed: caseSeed(options.seed ?? 1, loaded.id) }));
   } catch (error) {
     if (error instanceof NeverSettledError) return starved(error);
-    throw error;
+    // A run that throws (a store breaking its contract as the case ends) fails the case, as `loopgate run` fails it
+    // (runner.ts), instead of ending the fuzz run as an internal error (outside probe 67, sqlite-list-dup).
+    return threw(error);
   }
   const extra = (options.invariants ?? []).filter((i) => !INVARIANTS.includes(i));
   try {
@@ -48,10 +50,14 @@ export async function reproduce(file: string, options: ReproduceOptions = {}): P
     }
     return checks.filter((c) => !c.passed);
   } catch (error) {
-    // A run that cannot be judged (its log refuses what the store gave it) fails the case, as `loopgate run` fails it
-    // (runner.ts), instead of ending the fuzz run as an internal error (outside probe 66b).
-    return [{ name: 'harness', passed: false, message: `the case threw: ${(error as Error)?.stack ?? String(error)}` }];
+    // A run that cannot be judged (its log refuses what the store gave it) fails the case the same way (outside probe 66b).
+    return threw(error);
   }
+}
+
+/** What `loopgate run` reports of a case that threw (runner.ts): its one failing check. */
+function threw(error: unknown): CheckResult[] {
+  return [{ name: 'harness', passed: false, message: `the case threw: ${(error as Error)?.stack ?? String(error)}` }];
 }
 
 /** The same for a loop behind the port: the file run as `loopgate run FILE` runs it against that loop, its failing checks. */

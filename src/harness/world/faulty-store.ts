@@ -164,7 +164,12 @@ export class WorldStore {
     const store = this.store;
     if (!(store instanceof SqliteCaseStore)) return store as MemoryEventStore;
     const copy = new MemoryEventStore();
-    for (const conversation of await store.listConversations()) {
+    const listed = await store.listConversations();
+    for (const conversation of new Set(listed)) {
+      const times = listed.filter((c) => c === conversation).length;
+      if (times > 1) throw new Error(`the store listed conversation "${conversation}" ${times} times: listConversations must name each conversation once`);
+    }
+    for (const conversation of listed) {
       const records = store.readRangeSync(conversation, 0, store.count(conversation));
       // The latest snapshot goes with the batch it ends, as it was stored.
       const snapshot = await store.readSnapshot(conversation);
