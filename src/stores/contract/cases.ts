@@ -396,6 +396,28 @@ export const STORE_CONTRACT: readonly StoreContractCase[] = [
     },
   },
   {
+    id: 'append-in-flight-at-close-stored',
+    group: GROUP,
+    title: 'stores the appends handed to it before it closes: each one in flight as it closes is answered stored',
+    async run(fresh) {
+      const store = await fresh();
+      await store.append('c', records(0, 2));
+      // Not awaited: queued for the next group commit (SQLite, PostgreSQL) when the close comes. Dropped, the host
+      // that closed after handing them over has told its callers they were stored (outside probe 67, sqlite-close-drop).
+      const first = store.append('c', records(2, 2)).then(
+        () => 'stored',
+        (error: unknown) => `refused: ${(error as Error)?.message ?? String(error)}`,
+      );
+      const other = store.append('d', records(0, 1)).then(
+        () => 'stored',
+        (error: unknown) => `refused: ${(error as Error)?.message ?? String(error)}`,
+      );
+      await store.close();
+      same('the append of c in flight as the store closed', await first, 'stored');
+      same('the append of d in flight as the store closed', await other, 'stored');
+    },
+  },
+  {
     id: 'conversations-isolated',
     group: CONVERSATIONS,
     title: 'keeps conversations isolated',
