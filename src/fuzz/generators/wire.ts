@@ -324,8 +324,8 @@ export function wireCaseArb(tools: readonly FuzzTool[]): fc.Arbitrary<WireCase> 
 }
 
 /**
- * Each call given an id of its own in the script (`w2_1`: step 2's second call), so `adapter-follows-the-wire` holds
- * the adapter to the id the wire sent — left to the fake's numbering, the id went unchecked (outside probe 67: an
+ * Each call given an id of its own in the script (`w2_1`: step 2's second call; `f…` in the fallback's, whose results
+ * are not compared), so `adapter-follows-the-wire` holds the primary's adapter to the id the wire sent — left to the fake's numbering, the id went unchecked (outside probe 67: an
  * OpenAI Responses adapter that took the item's id, `fc_…`, for the call's `call_id` passed fuzz). Drawn nothing:
  * no other draw moves.
  */

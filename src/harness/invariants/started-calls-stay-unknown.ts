@@ -27,8 +27,9 @@
  * report, trace or model that reads "1 attempt" of a refund that never ran is told
  * it may have (outside probe 24, Q19) — and counts every one of them, but for a
  * last one stopped before its body began (a cancel after its start was stored, a
- * refused write-ahead): a retry that ran is part of what took effect, or may have (a
- * pipeline that counted only the first attempt passed every fuzz case).
+ * refused write-ahead; only when fewer bodies began than starts were recorded): a
+ * retry that ran is part of what took effect, or may have (a pipeline that counted
+ * only the first attempt passed every fuzz case).
  */
 import { startRefused, type LogEvent } from '../../kernel/index.ts';
 import { RESULT_LOSING_FAULTS } from '../scenario/schema.ts';
@@ -106,8 +107,10 @@ function attemptsCountStarts(run: ScenarioRun): string | undefined {
         const what = `turn ${turn.turn}: the result of call ${e.payload.callId} (${e.payload.name}, ${e.payload.status}${e.payload.error ? ` ${e.payload.error.error_code}` : ''}) counts ${e.payload.attempts} attempt(s)`;
         if (e.payload.attempts > started) return `${what}, but the call has ${started} start record(s)`;
         // A call that ran to its end counts every attempt it started. One stopped before a body began (a cancel after
-        // the start was stored, a refused write-ahead) may leave out that attempt, and only that one: no retry follows it.
-        const least = e.payload.status === 'ok' ? started : started - 1;
+        // the start was stored, a refused write-ahead) may leave out that attempt, and only that one — no retry follows
+        // it — and only when a start of it never ran a body (the world counts every body that began).
+        const bodies = run.executionsByToolCall.get(e.payload.name)?.get(e.payload.callId) ?? 0;
+        const least = e.payload.status !== 'ok' && bodies < started ? started - 1 : started;
         if (e.payload.attempts < least)
           return `${what}, but the call has ${started} start record(s): ${started - e.payload.attempts} attempt(s) it started not counted`;
       }

@@ -167,7 +167,9 @@ export class WorldStore {
     const listed = await store.listConversations();
     for (const conversation of new Set(listed)) {
       const times = listed.filter((c) => c === conversation).length;
-      if (times > 1) throw new Error(`the store listed conversation "${conversation}" ${times} times: listConversations must name each conversation once`);
+      if (times === 1) continue;
+      await store.freeze(copy); // the file closed and removed all the same
+      throw new Error(`the store listed conversation "${conversation}" ${times} times: listConversations must name each conversation once`);
     }
     for (const conversation of listed) {
       const records = store.readRangeSync(conversation, 0, store.count(conversation));

@@ -398,20 +398,20 @@ export const STORE_CONTRACT: readonly StoreContractCase[] = [
   {
     id: 'append-in-flight-at-close-stored',
     group: GROUP,
-    title: 'stores the appends handed to it before it closes: each one in flight as it closes is answered stored',
+    title: 'answers the appends handed to it before it closes as stored: none in flight as it closes is refused',
     async run(fresh) {
       const store = await fresh();
       await store.append('c', records(0, 2));
       // Not awaited: queued for the next group commit (SQLite, PostgreSQL) when the close comes. Dropped, the host
       // that closed after handing them over has told its callers they were stored (outside probe 67, sqlite-close-drop).
-      const first = store.append('c', records(2, 2)).then(
-        () => 'stored',
-        (error: unknown) => `refused: ${(error as Error)?.message ?? String(error)}`,
-      );
-      const other = store.append('d', records(0, 1)).then(
-        () => 'stored',
-        (error: unknown) => `refused: ${(error as Error)?.message ?? String(error)}`,
-      );
+      // Only the answers can be checked here (a closed store reads nothing): a store's own tests reopen it and read.
+      const answer = (append: Promise<void>) =>
+        append.then(
+          () => 'stored',
+          (error: unknown) => `refused: ${(error as Error)?.message ?? String(error)}`,
+        );
+      const first = answer(store.append('c', records(2, 2)));
+      const other = answer(store.append('d', records(0, 1)));
       await store.close();
       same('the append of c in flight as the store closed', await first, 'stored');
       same('the append of d in flight as the store closed', await other, 'stored');
