@@ -63,11 +63,17 @@ export function behaviourFor(step: ProviderStep, index: number, callIds: { next:
     kind: 'turn',
     turn: { blocks, stop, usage, ...extra },
   });
-  if (step.reply !== undefined)
-    return turn(
-      [step.text, step.reply].flatMap((text): TurnBlock[] => (text ? [{ type: 'text', text }] : [])),
-      step.stopSequence ? 'stop_sequence' : 'end',
-    );
+  if (step.reply !== undefined) {
+    // A reply that quotes the key: the fake writes the key the adapter sent where the template says (wire-plan.ts).
+    const reply = step.quotesKey ? quotedReply(step.reply, keyTemplate(step.quotesKey)) : step.reply;
+    return {
+      ...turn(
+        [step.text, reply].flatMap((text): TurnBlock[] => (text ? [{ type: 'text', text }] : [])),
+        step.stopSequence ? 'stop_sequence' : 'end',
+      ),
+      ...(step.quotesKey ? { quotesCredential: true } : {}),
+    } as Behaviour;
+  }
   if (step.tool_use) {
     const blocks: TurnBlock[] = step.text ? [{ type: 'text', text: step.text }] : [];
     for (const c of step.tool_use)
@@ -176,6 +182,18 @@ export interface WireProviderHandle {
  * one never loads them. The fake serves only `apiKey`: a request carrying any
  * other is answered 401, as the provider answers it.
  */
+/**
+ * A reply step's text with `quotesKey`: the reply, then a sentence quoting the key as `written` — a template the fake
+ * fills with the key it serves, or what the adapter must return in its place (`[REDACTED]`, adapter-follows-the-wire).
+ */
+export function quotedReply(reply: string, written: string): string {
+  return [reply, `The key you sent is ${written}.`].filter((t) => t !== '').join(' ');
+}
+
+function keyTemplate(form: NonNullable<ProviderStep['quotesKey']>): string {
+  return form === true ? '{{credential}}' : `{{credential:${form}}}`;
+}
+
 export async function wireProvider(
   provider: WireProvider,
   steps: readonly ProviderStep[],

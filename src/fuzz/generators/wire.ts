@@ -14,8 +14,8 @@
  * 5xx with retry-after headers, overloads inside a stream, server errors, resets
  * and malformed streams (a broken line, or a stream closed without its ending),
  * account errors (a bad key; out of quota, as a 429 with a retry-after), error
- * messages quoting the key the request carried (as sent, %HH-encoded or in
- * base64), calls whose first Chat chunk carries arguments, cut calls whose
+ * messages and replies quoting the key the request carried (as sent, %HH-encoded,
+ * in base64 or, in a reply, hex), calls whose first Chat chunk carries arguments, cut calls whose
  * arguments parse (closed as incomplete on Responses), and usage with
  * prompt-cache reads and (Anthropic) writes. Nothing the wire cannot say is
  * generated (an invalid request or an abort is the loop's own; a stalled stream
@@ -150,6 +150,9 @@ function errorArb(tools: readonly FuzzTool[]): fc.Arbitrary<ErrorSpec> {
   );
 }
 
+/** How a reply may quote the key: as sent, `%HH`-encoded, in base64, in hex. */
+const KEY_FORMS: readonly NonNullable<ProviderStep['quotesKey']>[] = [true, 'percent', 'base64', 'hex'];
+
 /** A wire step, for any provider (`forProvider` then makes it one that provider can write). */
 function stepArb(tools: readonly FuzzTool[]): fc.Arbitrary<ProviderStep> {
   return fc.oneof(
@@ -159,8 +162,24 @@ function stepArb(tools: readonly FuzzTool[]): fc.Arbitrary<ProviderStep> {
       arbitrary: fc
         // Now and then ended by a stop sequence: a reply all the same (outside probe 60, P18: Anthropic's stop_sequence
         // read as a tool call passed fuzz, which never sent one).
-        .record({ reply: fc.constantFrom('Done.', 'Here is what I found.', ''), usage: usageArb, stopSequence: fc.boolean() })
-        .map(({ reply, usage, stopSequence }): ProviderStep => ({ reply, ...(stopSequence ? { stopSequence } : {}), ...(usage ? { usage } : {}) })),
+        // Now and then the reply goes on to quote the API key, as sent or encoded, streamed across the deltas (outside
+        // probe 67: an adapter whose stream let out the head of the key's base64 passed fuzz, which quoted the key
+        // only in error bodies).
+        .record({
+          reply: fc.constantFrom('Done.', 'Here is what I found.', ''),
+          usage: usageArb,
+          stopSequence: fc.boolean(),
+          // One reply in four (shrinking to none).
+          quotesKey: fc.nat(15).map((n) => (n >= 12 ? KEY_FORMS[n - 12] : undefined)),
+        })
+        .map(
+          ({ reply, usage, stopSequence, quotesKey }): ProviderStep => ({
+            reply,
+            ...(stopSequence ? { stopSequence } : {}),
+            ...(quotesKey ? { quotesKey } : {}),
+            ...(usage ? { usage } : {}),
+          }),
+        ),
     },
     {
       weight: 5,

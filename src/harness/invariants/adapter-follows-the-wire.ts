@@ -24,9 +24,10 @@
  * says that here, on its own.
  */
 import { sendsRetryAfterMs } from '../../../providers/names.ts';
-import { lenientParse, type ModelResult } from '../../kernel/index.ts';
+import { lenientParse, REDACTED, type ModelResult } from '../../kernel/index.ts';
 import type { ProviderStep } from '../scenario/schema.ts';
 import type { ScenarioRun } from '../second-host.ts';
+import { quotedReply } from '../wire-provider.ts';
 import { defineInvariant, loopgateOnly } from './invariant.ts';
 
 export const adapterFollowsTheWire = defineInvariant({
@@ -113,8 +114,11 @@ function expectedCalls(provider: string, sent: readonly SentCall[], declared: Re
 function mismatch(provider: string, step: ProviderStep, result: ModelResult, declared: ReadonlySet<string>): string | undefined {
   if (step.reply !== undefined) {
     if (result.type !== 'reply') return `expected a reply, the adapter returned ${got(result)}`;
-    const said = (step.text ?? '') + step.reply; // every text block, in order
-    return result.text === said ? undefined : `the reply reads ${JSON.stringify(result.text)}, the wire said ${JSON.stringify(said)}`;
+    // Every text block, in order; a quoted key in the adapter's result reads [REDACTED], in whatever form it came.
+    const said = (step.text ?? '') + (step.quotesKey ? quotedReply(step.reply, REDACTED) : step.reply);
+    return result.text === said
+      ? undefined
+      : `the reply reads ${JSON.stringify(result.text)}, the wire said ${JSON.stringify(said)}${step.quotesKey ? ' (the key it quoted redacted)' : ''}`;
   }
   if (step.tool_use) {
     if (result.type !== 'tool_use') return `expected tool_use, the adapter returned ${got(result)}`;

@@ -92,6 +92,12 @@ export const providerStepSchema = z
       .describe(
         "reply, on the wire: the answer ended at one of the request's stop sequences (Anthropic's stop_reason stop_sequence, naming it; OpenAI's finish reason stop): a reply like any other",
       ),
+    quotesKey: z
+      .union([z.boolean(), z.enum(['percent', 'base64', 'hex'])])
+      .optional()
+      .describe(
+        'reply, on the wire: the reply goes on to quote the API key the request carried ("The key you sent is …"), as some models echo a key pasted into a prompt — as sent (true), every byte %HH-encoded (percent), in base64 or in hex — streamed across the deltas as any text; the adapter must keep every form of it out of every delta and of its result, where it reads [REDACTED]',
+      ),
     interleaved: z
       .boolean()
       .optional()
@@ -224,6 +230,8 @@ export const providerStepSchema = z
         path: ['error', 'missingEnd'],
         message: 'missingEnd goes with kind: malformed_stream (a stream that closes without its ending)',
       });
+    if (step.quotesKey && step.reply === undefined)
+      ctx.addIssue({ code: 'custom', path: ['quotesKey'], message: 'quotesKey goes with reply (the answer that quotes the key)' });
     if (step.stopSequence && step.reply === undefined)
       ctx.addIssue({ code: 'custom', path: ['stopSequence'], message: 'stopSequence goes with reply (the answer a stop sequence ended)' });
     if (step.overflowToldBy !== undefined && step.overflow !== 'request')
@@ -258,6 +266,7 @@ export type ProviderStep = z.infer<typeof providerStepSchema>;
 export function wireOnlyKey(step: ProviderStep): string[] | undefined {
   if (step.overflowToldBy !== undefined) return ['overflowToldBy'];
   if (step.stopSequence) return ['stopSequence'];
+  if (step.quotesKey) return ['quotesKey'];
   if (step.argsInFirstChunk) return ['argsInFirstChunk'];
   if (step.error?.quota) return ['error', 'quota'];
   if (step.error?.quotesKey) return ['error', 'quotesKey'];
