@@ -597,6 +597,29 @@ const CASES: readonly BadInput[] = [
     names:
       /^loopgate: cache-write\.yaml:6:7: provider\.script\[0\]: openai-responses cannot say this step: OpenAI reports no cache-write tokens: its usage cannot say them$/,
   },
+  // A reply quoting the key (stop 68): only a reply can, and only on the wire.
+  {
+    name: 'a wire step quoting the key that is no reply',
+    setup: (w) => (
+      writeFileSync(
+        join(w, 'quote-refusal.yaml'),
+        'name: q\nprovider:\n  kind: wire\n  provider: anthropic\n  script:\n    - refusal: no\n      quotesKey: true\ninbox:\n  - say: hi\nexpect:\n  outcome: replied\n',
+      ),
+      ['run', 'quote-refusal.yaml']
+    ),
+    names: /^loopgate: quote-refusal\.yaml:7:18: provider\.script\[0\]\.quotesKey: quotesKey goes with reply \(the answer that quotes the key\)$/,
+  },
+  {
+    name: 'a scripted reply quoting the key (only the wire quotes one)',
+    setup: (w) => (
+      writeFileSync(
+        join(w, 'quote-scripted.yaml'),
+        'name: q\nprovider:\n  script:\n    - reply: ok\n      quotesKey: base64\ninbox:\n  - say: hi\nexpect:\n  outcome: replied\n',
+      ),
+      ['run', 'quote-scripted.yaml']
+    ),
+    names: /^loopgate: quote-scripted\.yaml:5:18: provider\.script\[0\]\.quotesKey: quotesKey says how the provider words its answer on the wire/,
+  },
   // The wire fake cannot write a negative uncached count: the case ran and blamed the adapter (outside probe 14, CLI-6).
   {
     name: 'a wire step whose cache tokens exceed its input (input counts them)',
