@@ -36,21 +36,23 @@ function quoting(body: unknown, credential: string, form: true | 'percent' | 'ba
  */
 function quotingIn(turn: WireTurn, credential: string | undefined): WireTurn {
   if (credential === undefined) throw new UnsupportedOnWire('no credential was given to quote');
-  const base64 = Buffer.from(credential, 'utf8').toString('base64');
-  const hex = Buffer.from(credential, 'utf8').toString('hex');
-  const percent = percentEncoded(credential);
-  const write = (text: string) =>
-    text
-      .replaceAll('{{credential:base64}}', base64)
-      .replaceAll('{{credential:hex}}', hex)
-      .replaceAll('{{credential:percent}}', percent)
-      .replaceAll('{{credential}}', credential);
+  const write = (text: string) => withCredential(text, credential);
   return {
     ...turn,
     blocks: turn.blocks.map((block) =>
       block.type === 'text' ? { ...block, text: write(block.text) } : { ...block, id: write(block.id), name: write(block.name), args: write(block.args) },
     ),
   };
+}
+
+/** `text` with the credential written where it says `{{credential}}`, `{{credential:base64}}`, `{{credential:hex}}` or `{{credential:percent}}`. */
+export function withCredential(text: string, credential: string): string {
+  if (!text.includes('{{credential')) return text;
+  return text
+    .replaceAll('{{credential:base64}}', Buffer.from(credential, 'utf8').toString('base64'))
+    .replaceAll('{{credential:hex}}', Buffer.from(credential, 'utf8').toString('hex'))
+    .replaceAll('{{credential:percent}}', percentEncoded(credential))
+    .replaceAll('{{credential}}', credential);
 }
 
 /** Every UTF-8 byte of `text` written `%HH` (upper case), as a form encoder that escapes every character writes it. */

@@ -210,7 +210,8 @@ export interface ScenarioRun {
   /** After a crash, why the reopened host refused to read the conversation back (a store with a gap); the case is judged on what the store held. */
   readonly unreadable?: string;
   /** For a wire-level provider: the adapter's result for each step of the script, in order (undefined: the call never settled with one). */
-  readonly wire?: { readonly provider: string; readonly results: readonly (ModelResult | undefined)[] };
+  /** Over the wire: the provider, the adapter's result for each step served, and the key the fake served (a reply may quote it). */
+  readonly wire?: { readonly provider: string; readonly results: readonly (ModelResult | undefined)[]; readonly apiKey: string };
   /** The scenario's bystander: the second conversation on the same host, told as a run of its own. */
   readonly bystander?: ScenarioRun;
 }
@@ -720,7 +721,7 @@ async function runScenarioHeld(scenario: Scenario, options: RunOptions, leftOpen
     ...(sseReadFailure ? { sseReadFailure } : {}),
     ...(sessionsHeld ? { sessionsHeld } : {}),
     prompt: prompt.result(),
-    ...(wire ? { wire: { provider: scenario.provider.provider!, results: wire.results() } } : {}),
+    ...(wire ? { wire: { provider: scenario.provider.provider!, results: wire.results(), apiKey: wire.apiKey } } : {}),
   };
   return other ? { ...run, bystander: other.run(run) } : run;
 }

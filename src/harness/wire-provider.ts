@@ -184,13 +184,14 @@ export interface WireProviderHandle {
  */
 /**
  * A reply step's text with `quotesKey`: the reply, then a sentence quoting the key as `written` — a template the fake
- * fills with the key it serves, or what the adapter must return in its place (`[REDACTED]`, adapter-follows-the-wire).
+ * fills with the key it serves (adapter-follows-the-wire fills it too, and redacts it as the adapter must).
  */
 export function quotedReply(reply: string, written: string): string {
   return [reply, `The key you sent is ${written}.`].filter((t) => t !== '').join(' ');
 }
 
-function keyTemplate(form: NonNullable<ProviderStep['quotesKey']>): string {
+/** Where the fake writes the key, in the form a reply step's `quotesKey` asks for (wire-plan.ts `withCredential`). */
+export function keyTemplate(form: NonNullable<ProviderStep['quotesKey']>): string {
   return form === true ? '{{credential}}' : `{{credential:${form}}}`;
 }
 

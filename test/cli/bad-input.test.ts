@@ -609,6 +609,19 @@ const CASES: readonly BadInput[] = [
     ),
     names: /^loopgate: quote-refusal\.yaml:7:18: provider\.script\[0\]\.quotesKey: quotesKey goes with reply \(the answer that quotes the key\)$/,
   },
+  // Filled in too, the author's own template read back as a broken adapter (review of stop 68, LOW-2).
+  {
+    name: 'a reply quoting the key that writes {{credential}} itself',
+    setup: (w) => (
+      writeFileSync(
+        join(w, 'quote-template.yaml'),
+        'name: q\nprovider:\n  kind: wire\n  provider: anthropic\n  script:\n    - reply: "Use {{credential}} here"\n      quotesKey: true\ninbox:\n  - say: hi\nexpect:\n  outcome: replied\n',
+      ),
+      ['run', 'quote-template.yaml']
+    ),
+    names:
+      /^loopgate: quote-template\.yaml:6:14: provider\.script\[0\]\.reply: with quotesKey the wire writes the key itself, after the reply: leave \{\{credential…\}\} out of reply and text$/,
+  },
   {
     name: 'a scripted reply quoting the key (only the wire quotes one)',
     setup: (w) => (

@@ -24,10 +24,11 @@
  * says that here, on its own.
  */
 import { sendsRetryAfterMs } from '../../../providers/names.ts';
-import { lenientParse, REDACTED, type ModelResult } from '../../kernel/index.ts';
+import { lenientParse, redactEncodedForms, type ModelResult } from '../../kernel/index.ts';
 import type { ProviderStep } from '../scenario/schema.ts';
 import type { ScenarioRun } from '../second-host.ts';
-import { quotedReply } from '../wire-provider.ts';
+import { keyTemplate, quotedReply } from '../wire-provider.ts';
+import { withCredential } from '../../../providers/contract-suite/wire-plan.ts';
 import { defineInvariant, loopgateOnly } from './invariant.ts';
 
 export const adapterFollowsTheWire = defineInvariant({
@@ -46,7 +47,7 @@ function adapterFollowsWire(run: ScenarioRun): string | undefined {
     const step = script[i];
     if (!result || !step) continue;
     if (result.type === 'transport_error' && (result.kind === 'aborted' || result.kind === 'timeout')) continue; // the loop gave up waiting
-    const problem = mismatch(wire.provider, step, result, new Set(run.sideEffectLevels.keys())) ?? usageMismatch(step, result);
+    const problem = mismatch(wire.provider, step, result, new Set(run.sideEffectLevels.keys()), wire.apiKey) ?? usageMismatch(step, result);
     if (problem) return `${wire.provider} step ${i + 1} (${describe(step)}): ${problem}`;
   }
   return undefined;
@@ -111,11 +112,13 @@ function expectedCalls(provider: string, sent: readonly SentCall[], declared: Re
   });
 }
 
-function mismatch(provider: string, step: ProviderStep, result: ModelResult, declared: ReadonlySet<string>): string | undefined {
+function mismatch(provider: string, step: ProviderStep, result: ModelResult, declared: ReadonlySet<string>, apiKey: string): string | undefined {
   if (step.reply !== undefined) {
     if (result.type !== 'reply') return `expected a reply, the adapter returned ${got(result)}`;
-    // Every text block, in order; a quoted key in the adapter's result reads [REDACTED], in whatever form it came.
-    const said = (step.text ?? '') + (step.quotesKey ? quotedReply(step.reply, REDACTED) : step.reply);
+    // Every text block, in order; a key the reply quoted, in the form it came, redacted as the adapter must redact it.
+    const said =
+      (step.text ?? '') +
+      (step.quotesKey ? redactEncodedForms(withCredential(quotedReply(step.reply, keyTemplate(step.quotesKey)), apiKey), [apiKey]) : step.reply);
     return result.text === said
       ? undefined
       : `the reply reads ${JSON.stringify(result.text)}, the wire said ${JSON.stringify(said)}${step.quotesKey ? ' (the key it quoted redacted)' : ''}`;

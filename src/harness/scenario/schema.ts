@@ -96,7 +96,7 @@ export const providerStepSchema = z
       .union([z.boolean(), z.enum(['percent', 'base64', 'hex'])])
       .optional()
       .describe(
-        'reply, on the wire: the reply goes on to quote the API key the request carried ("The key you sent is …"), as some models echo a key pasted into a prompt — as sent (true), every byte %HH-encoded (percent), in base64 or in hex — streamed across the deltas as any text; the adapter must keep every form of it out of every delta and of its result, where it reads [REDACTED]',
+        'reply, on the wire: the reply goes on to quote the API key the request carried ("The key you sent is …"), as some models echo a key pasted into a prompt — as sent (true), every byte %HH-encoded (percent), in base64 or in hex — streamed across the deltas as any text; the adapter must keep every form of it out of every delta and of its result, where it is redacted',
       ),
     interleaved: z
       .boolean()
@@ -232,6 +232,12 @@ export const providerStepSchema = z
       });
     if (step.quotesKey && step.reply === undefined)
       ctx.addIssue({ code: 'custom', path: ['quotesKey'], message: 'quotesKey goes with reply (the answer that quotes the key)' });
+    if (step.quotesKey && `${step.text ?? ''}${step.reply ?? ''}`.includes('{{credential'))
+      ctx.addIssue({
+        code: 'custom',
+        path: [step.reply?.includes('{{credential') ? 'reply' : 'text'],
+        message: 'with quotesKey the wire writes the key itself, after the reply: leave {{credential…}} out of reply and text',
+      });
     if (step.stopSequence && step.reply === undefined)
       ctx.addIssue({ code: 'custom', path: ['stopSequence'], message: 'stopSequence goes with reply (the answer a stop sequence ended)' });
     if (step.overflowToldBy !== undefined && step.overflow !== 'request')
