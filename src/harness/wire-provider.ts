@@ -177,12 +177,6 @@ export interface WireProviderHandle {
 }
 
 /**
- * A ModelClient for `provider` whose answers are the scenario's script, over the
- * wire fake. The SDKs and msw load here, for the first wire case: a run without
- * one never loads them. The fake serves only `apiKey`: a request carrying any
- * other is answered 401, as the provider answers it.
- */
-/**
  * A reply step's text with `quotesKey`: the reply, then a sentence quoting the key as `written` — a template the fake
  * fills with the key it serves (adapter-follows-the-wire fills it too, and redacts it as the adapter must).
  */
@@ -195,6 +189,12 @@ export function keyTemplate(form: NonNullable<ProviderStep['quotesKey']>): strin
   return form === true ? '{{credential}}' : `{{credential:${form}}}`;
 }
 
+/**
+ * A ModelClient for `provider` whose answers are the scenario's script, over the
+ * wire fake. The SDKs and msw load here, for the first wire case: a run without
+ * one never loads them. The fake serves only `apiKey`: a request carrying any
+ * other is answered 401, as the provider answers it.
+ */
 export async function wireProvider(
   provider: WireProvider,
   steps: readonly ProviderStep[],
