@@ -209,8 +209,10 @@ export interface ScenarioRun {
   readonly prompt: CasePrompt;
   /** After a crash, why the reopened host refused to read the conversation back (a store with a gap); the case is judged on what the store held. */
   readonly unreadable?: string;
-  /** For a wire-level provider: the adapter's result for each step of the script, in order (undefined: the call never settled with one). */
-  /** Over the wire: the provider, the adapter's result for each step served, and the key the fake served (a reply may quote it). */
+  /**
+   * For a wire-level provider: the provider, the adapter's result for each step of the script, in order (undefined: the
+   * call never settled with one), and the key the fake served (a reply may quote it).
+   */
   readonly wire?: { readonly provider: string; readonly results: readonly (ModelResult | undefined)[]; readonly apiKey: string };
   /** The scenario's bystander: the second conversation on the same host, told as a run of its own. */
   readonly bystander?: ScenarioRun;

@@ -15,8 +15,8 @@
  * and malformed streams (a broken line, or a stream closed without its ending),
  * account errors (a bad key; out of quota, as a 429 with a retry-after), error
  * messages and replies quoting the key the request carried (as sent, %HH-encoded,
- * in base64 or, in a reply, hex), calls whose first Chat chunk carries arguments, cut calls whose
- * arguments parse (closed as incomplete on Responses), and usage with
+ * in base64 or, in a reply, hex), calls whose first Chat chunk carries arguments,
+ * cut calls whose arguments parse (closed as incomplete on Responses), and usage with
  * prompt-cache reads and (Anthropic) writes. Nothing the wire cannot say is
  * generated (an invalid request or an abort is the loop's own; a stalled stream
  * would only wait), and an overflow during generation only where the protocol
@@ -344,9 +344,9 @@ export function wireCaseArb(tools: readonly FuzzTool[]): fc.Arbitrary<WireCase> 
 
 /**
  * Each call given an id of its own in the script (`w2_1`: step 2's second call; `f…` in the fallback's, whose results
- * are not compared), so `adapter-follows-the-wire` holds the primary's adapter to the id the wire sent — left to the fake's numbering, the id went unchecked (outside probe 67: an
- * OpenAI Responses adapter that took the item's id, `fc_…`, for the call's `call_id` passed fuzz). Drawn nothing:
- * no other draw moves.
+ * are not compared), so `adapter-follows-the-wire` holds the primary's adapter to the id the wire sent — left to the
+ * fake's numbering, the id went unchecked (outside probe 67: an OpenAI Responses adapter that took the item's id,
+ * `fc_…`, for the call's `call_id` passed fuzz). Drawn from nothing: no other draw moves.
  */
 function withCallIds(script: readonly ProviderStep[], prefix: string): ProviderStep[] {
   return script.map((step, i) =>
