@@ -9,7 +9,7 @@
  * gate runs a team's, and reads what the gate would report.
  */
 import { z } from 'zod';
-import { defineTool, outcomeLabel, type Message } from '../kernel/index.ts';
+import { createRedactor, defineTool, outcomeLabel, type Message } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 import { handWritten, type HandWrittenOptions } from './hand-written-loop.ts';
@@ -510,6 +510,80 @@ expect: {}
   ];
 }
 
+/**
+ * A team's loop that speaks the wire itself (its own HTTP call to `world.wire`, with the key it is given) and redacts
+ * `world.secrets` keeps a reply quoting that key out of all it keeps: the key it is judged on (invariant 15) is among
+ * the secrets it is told (review of stop 68: a port loop was judged on the wire key but not told it).
+ */
+async function wireKeyAmongTheSecrets(): Promise<CheckResult[]> {
+  const text = `name: a wire reply that quotes the key the request carried
+provider:
+  kind: wire
+  provider: openai-chat
+  script:
+    - reply: ORD-1001 has shipped.
+      quotesKey: true
+inbox:
+  - say: Where is ORD-1001?
+expect: {}
+`;
+  let told: { readonly secrets: readonly string[]; readonly apiKey?: string } = { secrets: [] };
+  const loop: LoopUnderTestFactory = {
+    id: 'wire-team',
+    version: 'wire-team 1.0.0',
+    capabilities: { supports: [], history: 'session', time: 'patched-timers' },
+    create: (world) => {
+      told = { secrets: world.secrets, ...(world.wire ? { apiKey: world.wire.apiKey } : {}) };
+      const redact = createRedactor({ secrets: world.secrets });
+      const history: Message[] = [];
+      return {
+        runTurn: async ({ turn, text: said, signal }) => {
+          const wire = world.wire;
+          if (!wire) throw new Error('no wire address');
+          history.push({ role: 'user', content: [{ type: 'text', text: redact(said) }] });
+          const sent = history.map((m) => ({ role: m.role, content: m.content.map((b) => (b.type === 'text' ? b.text : '')).join('') }));
+          const response = await fetch(`${wire.baseURL}/chat/completions`, {
+            method: 'POST',
+            signal,
+            headers: { authorization: `Bearer ${wire.apiKey}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ model: wire.model, messages: sent }),
+          });
+          const body = (await response.json()) as { choices: { message: { content: string } }[] };
+          const reply = redact(body.choices[0]?.message.content ?? '');
+          history.push({ role: 'assistant', content: [{ type: 'text', text: reply }] });
+          return {
+            turn,
+            outcome: { kind: 'replied' },
+            ending: { kind: 'resolved', finishReason: 'stop' },
+            reply,
+            steps: 1,
+            usage: { inputTokens: 1, outputTokens: 1 },
+          };
+        },
+        persistedHistory: () => [...history],
+        traces: () => [],
+      };
+    },
+  };
+  const run = await runPeerScenario(parseScenario(text, 'own-loop-wire-key.yaml'), loop, { seed: 1 });
+  const broken = (await checkInvariants(run, INVARIANTS)).filter((c) => !c.passed).map((c) => `${c.name}: ${c.message}`);
+  const replies = run.reports.map((r) => r.reply ?? outcomeLabel(r.outcome));
+  return [
+    {
+      name: "world.secrets holds the wire's key",
+      passed: told.apiKey !== undefined && told.secrets.includes(told.apiKey),
+      message: `told ${told.secrets.length} secret(s)${told.apiKey !== undefined && told.secrets.includes(told.apiKey) ? ', the key among them' : ', not the key'}`,
+    },
+    {
+      name: 'the reply came back with the key redacted',
+      passed:
+        replies.length === 1 && replies[0]?.startsWith('ORD-1001 has shipped.') === true && told.apiKey !== undefined && !replies[0].includes(told.apiKey),
+      message: replies.join(' | ').replaceAll(told.apiKey ?? '\u0000', '<the key>'),
+    },
+    { name: 'every invariant holds from outside', passed: broken.length === 0, message: broken.join('; ') || 'every invariant holds' },
+  ];
+}
+
 export function ownLoopCases(): Case[] {
   return [
     checksCase(
@@ -573,6 +647,15 @@ export function ownLoopCases(): Case[] {
         file: FILE,
       },
       judgedOnWhatItDid,
+    ),
+    checksCase(
+      {
+        id: 'contract:own-loop/wire-key-among-the-secrets',
+        title:
+          "a team's loop that calls the wire itself and redacts world.secrets keeps a reply quoting the wire's key out: the key it is judged on is among the secrets it is told",
+        file: FILE,
+      },
+      wireKeyAmongTheSecrets,
     ),
   ];
 }

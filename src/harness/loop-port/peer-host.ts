@@ -132,7 +132,8 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
     retries: config.retry.immediateRetries + config.retry.backoffRetries,
     failWrites: scenario.store?.failAppends ?? [],
     ...(agent.approver ? { approver: agent.approver } : {}),
-    secrets: agent.secrets ?? [],
+    // The wire's key is one of the case's secrets (invariant 15 judges the run on it): a loop is told it with the rest.
+    secrets: [...(agent.secrets ?? []), ...(wire ? [PEER_WIRE_KEY] : [])],
   };
   const adapter = await buildAdapter(factory, world);
   const histories: (readonly Message[])[] = [];
@@ -201,7 +202,7 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
     histories,
     waiting,
     traces,
-    secrets: [...(agent.secrets ?? []), ...(wire ? [PEER_WIRE_KEY] : [])],
+    secrets: world.secrets,
     virtualMs: clock.now(),
     ...(thrown !== undefined ? { thrown } : {}),
     faults: faults.entries,

@@ -48,7 +48,7 @@ export interface PeerWorld {
    */
   readonly approver?: Approver;
   /**
-   * The secrets the case's run must keep (the agent's and the scenario's): nothing the loop stores, sends the model,
+   * The secrets the case's run must keep (the agent's and the scenario's, and `wire.apiKey` in a wire case): nothing the loop stores, sends the model,
    * traces or replies may hold one, in any form (invariant 15). `createRedactor({ secrets })` from loopgate redacts them.
    */
   readonly secrets: readonly string[];
