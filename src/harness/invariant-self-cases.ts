@@ -17,6 +17,7 @@ import { checkInvariants, INVARIANTS } from './invariants/index.ts';
 import type { Invariant } from './invariants/invariant.ts';
 import { approverAnswersFollowed } from './invariants/approver-answers-followed.ts';
 import { cutCallsNeverKept } from './invariants/cut-calls-never-kept.ts';
+import { deltasSpellTheMessage } from './invariants/deltas-spell-the-message.ts';
 import { turnsClosedOnce } from './invariants/invariant-04-turns-closed-once.ts';
 import { failedTurnsAddNothing } from './invariants/invariant-05-failed-turns-add-nothing.ts';
 import { noOpenSpans } from './invariants/invariant-08-no-open-spans.ts';
@@ -252,6 +253,38 @@ function sendsBack(run: ScenarioRun, i: number, call: { id: string; name: string
 }
 
 /** The run with its log replaced by `events` (stored events, as a reopened store hands them back). */
+const LOOKUP_SAID = `
+name: a lookup said before it is called, for the gate's own checks
+tools:
+  - name: lookup_order
+    description: Look an order up.
+    behaviour: [{ return: { order_id: ORD-1001, status: delivered } }]
+provider:
+  script:
+    - text: Let me look ORD-1001 up.
+      tool_use: [{ id: look, name: lookup_order, args: { order_id: ORD-1001 } }]
+    - reply: ORD-1001 was delivered.
+inbox:
+  - say: Where is ORD-1001?
+expect: {}
+`;
+
+/** The run with the first model call's text deltas stored after its first tool call's start (renumbered). */
+function textAfterTheCall(run: ScenarioRun): ScenarioRun {
+  const isDelta = (e: AnyEvent, kind: string) =>
+    e.type === 'model.delta' &&
+    (e.payload as { step?: number; delta?: { kind?: string } }).step === 1 &&
+    (e.payload as { delta?: { kind?: string } }).delta?.kind === kind;
+  const texts = run.log.events.filter((e) => isDelta(e, 'text'));
+  const rest = run.log.events.filter((e) => !isDelta(e, 'text'));
+  const at = rest.findIndex((e) => isDelta(e, 'tool_call_start'));
+  const moved = [...rest.slice(0, at + 1), ...texts, ...rest.slice(at + 1)];
+  return withEvents(
+    run,
+    moved.map((e, seq) => Object.freeze({ ...e, seq }) as AnyEvent),
+  );
+}
+
 function withEvents(run: ScenarioRun, events: readonly AnyEvent[]): ScenarioRun {
   return { ...run, log: new EventLog({ now: () => 0 }, events) };
 }
@@ -467,6 +500,26 @@ export function invariantSelfCases(): Case[] {
             says: /secret/,
           },
         ]),
+    ),
+    checksCase(
+      {
+        id: 'contract:invariant-self/deltas-spell-the-message',
+        title:
+          "the gate's own check: a step's text streamed before its call starts holds on a real run, and is caught stored after the start (outside probe 67: held-back text let out late)",
+        file: FILE,
+      },
+      () =>
+        holdsAndCatches(
+          deltasSpellTheMessage,
+          [
+            {
+              breaks: "the step's text stored after its call started",
+              run: textAfterTheCall,
+              says: /before tool call 1 \(lookup_order\) started, the deltas had streamed "", but the message holds "Let me look ORD-1001 up\." before it/,
+            },
+          ],
+          LOOKUP_SAID,
+        ),
     ),
     checksCase(
       {

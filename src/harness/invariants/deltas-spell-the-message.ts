@@ -1,13 +1,17 @@
 /**
  * What a follower saw streamed is what the model said: the text deltas a model
  * call stored, joined, are the text of the assistant message that call produced,
- * its tool calls started in the message's order with the message's names, and
- * each call's argument deltas, joined, read as the arguments stored.
+ * its tool calls started in the message's order with the message's names, after
+ * the text the message holds before each of them and no more, and each call's
+ * argument deltas, joined, read as the arguments stored.
  * A UI draws a turn from `model.delta` while it runs and shows the stored
  * message afterwards; a loop that drops, doubles or reorders a delta — or
  * redacts the stream differently from the message — shows the user another
  * answer than the one the conversation keeps, and every other rule still holds
- * (outside probe 50, LOW-3: no rule joined the deltas).
+ * (outside probe 50, LOW-3: no rule joined the deltas). Text held back by the
+ * stream's redaction and let out only after a call started joined the same, and
+ * only a dedicated contract case saw it (outside probe 67): the text before each
+ * call's start is judged too.
  *
  * Judged for each assistant message against the deltas of the model call whose
  * result it is (the last result of its step before it); a call that streamed
@@ -35,7 +39,8 @@ const WRAPPERS = new Set(['multi_tool_use.parallel', 'parallel']);
 
 interface Streamed {
   text: string;
-  readonly starts: { readonly index: number; readonly id: string; readonly name: string }[];
+  /** Each call's start, with how much text had streamed before it. */
+  readonly starts: { readonly index: number; readonly id: string; readonly name: string; readonly textBefore: number }[];
   readonly args: Map<number, string>;
 }
 
@@ -52,7 +57,7 @@ export function spelled(events: readonly LogEvent[]): string | undefined {
       const d = e.payload.delta as { kind?: unknown; text?: unknown; json?: unknown; index?: unknown; id?: unknown; name?: unknown };
       if (d.kind === 'text' && typeof d.text === 'string') s.text += d.text;
       else if (d.kind === 'tool_call_start' && typeof d.index === 'number')
-        s.starts.push({ index: d.index, id: String(d.id ?? ''), name: String(d.name ?? '') });
+        s.starts.push({ index: d.index, id: String(d.id ?? ''), name: String(d.name ?? ''), textBefore: s.text.length });
       else if (d.kind === 'tool_args' && typeof d.index === 'number' && typeof d.json === 'string') s.args.set(d.index, (s.args.get(d.index) ?? '') + d.json);
     } else if (e.type === 'model.result') {
       lastAttempt.set(`${e.payload.turn}/${e.payload.step}`, e.payload.attempt);
@@ -75,6 +80,11 @@ export function spelled(events: readonly LogEvent[]): string | undefined {
         const start = s.starts[i]!;
         // Ids are not compared: the loop renames a call whose id is missing or taken (the message keeps its own).
         if (start.name !== call.name) return `${where}: tool call ${i + 1} started as ${start.name} in the deltas, but the message holds ${call.name}`;
+        // The text the message holds before the call streamed before the call started (a follower draws it there).
+        const before = textBefore(content, call);
+        const streamedBefore = s.text.slice(0, start.textBefore).toWellFormed();
+        if (streamedBefore !== before)
+          return `${where}: before tool call ${i + 1} (${call.name}) started, the deltas had streamed ${quote(streamedBefore)}, but the message holds ${quote(before)} before it`;
         const joined = s.args.get(start.index) ?? '';
         if (typeof call.args === 'string') {
           if (joined.toWellFormed() !== call.args)
@@ -93,6 +103,16 @@ export function spelled(events: readonly LogEvent[]): string | undefined {
     }
   }
   return undefined;
+}
+
+/** The text of the blocks before `call` in the message. */
+function textBefore(content: readonly { readonly type: string; readonly text?: string }[], call: object): string {
+  let text = '';
+  for (const b of content) {
+    if (b === call) break;
+    if (b.type === 'text') text += b.text ?? '';
+  }
+  return text;
 }
 
 function quote(text: string): string {
