@@ -252,7 +252,6 @@ function sendsBack(run: ScenarioRun, i: number, call: { id: string; name: string
   };
 }
 
-/** The run with its log replaced by `events` (stored events, as a reopened store hands them back). */
 const LOOKUP_SAID = `
 name: a lookup said before it is called, for the gate's own checks
 tools:
@@ -285,6 +284,7 @@ function textAfterTheCall(run: ScenarioRun): ScenarioRun {
   );
 }
 
+/** The run with its log replaced by `events` (stored events, as a reopened store hands them back). */
 function withEvents(run: ScenarioRun, events: readonly AnyEvent[]): ScenarioRun {
   return { ...run, log: new EventLog({ now: () => 0 }, events) };
 }

@@ -528,6 +528,7 @@ inbox:
 expect: {}
 `;
   let told: { readonly secrets: readonly string[]; readonly apiKey?: string } = { secrets: [] };
+  const heard: string[] = [];
   const loop: LoopUnderTestFactory = {
     id: 'wire-team',
     version: 'wire-team 1.0.0',
@@ -549,7 +550,8 @@ expect: {}
             body: JSON.stringify({ model: wire.model, messages: sent }),
           });
           const body = (await response.json()) as { choices: { message: { content: string } }[] };
-          const reply = redact(body.choices[0]?.message.content ?? '');
+          heard.push(body.choices[0]?.message.content ?? '');
+          const reply = redact(heard.at(-1) ?? '');
           history.push({ role: 'assistant', content: [{ type: 'text', text: reply }] });
           return {
             turn,
@@ -573,6 +575,11 @@ expect: {}
       name: "world.secrets holds the wire's key",
       passed: told.apiKey !== undefined && told.secrets.includes(told.apiKey),
       message: `told ${told.secrets.length} secret(s)${told.apiKey !== undefined && told.secrets.includes(told.apiKey) ? ', the key among them' : ', not the key'}`,
+    },
+    {
+      name: 'the wire quoted the key the request carried',
+      passed: told.apiKey !== undefined && heard.length === 1 && heard[0]?.includes(`The key you sent is ${told.apiKey}`) === true,
+      message: `${heard.length} answer(s)${told.apiKey !== undefined && heard[0]?.includes(told.apiKey) ? ', quoting the key' : ', none quoting the key'}`,
     },
     {
       name: 'the reply came back with the key redacted',

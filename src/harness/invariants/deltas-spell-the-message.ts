@@ -84,7 +84,7 @@ export function spelled(events: readonly LogEvent[]): string | undefined {
         const before = textBefore(content, call);
         const streamedBefore = s.text.slice(0, start.textBefore).toWellFormed();
         if (streamedBefore !== before)
-          return `${where}: before tool call ${i + 1} (${call.name}) started, the deltas had streamed ${quote(streamedBefore)}, but the message holds ${quote(before)} before it`;
+          return `${where}: before tool call ${i + 1} (${call.name}) started, the deltas had streamed ${quote(streamedBefore)}, but the message holds ${quote(before)} before it (the deltas stream in the order of the message's blocks)`;
         const joined = s.args.get(start.index) ?? '';
         if (typeof call.args === 'string') {
           if (joined.toWellFormed() !== call.args)

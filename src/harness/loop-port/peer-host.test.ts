@@ -86,3 +86,38 @@ describe('a loop that cannot be built', () => {
     expect(await failure(throwing('persistedHistory'))).toBe('vault-loop: persistedHistory() threw: spans gone');
   });
 });
+
+/**
+ * The secrets a loop is told are a copy it cannot change: the run is judged on the case's own (review of stop 69: a
+ * loop that cleared `world.secrets` after building its redactor emptied the list invariant 15 judges it on).
+ */
+describe('the secrets a loop is told', () => {
+  it('stay the case’s when the loop clears its own list', async () => {
+    const secret = 'ledger-key-Vt82nQx4Lm7Rp3Ks';
+    const clears: LoopUnderTestFactory = {
+      ...stuck(false),
+      id: 'clears',
+      create: (world) => {
+        try {
+          (world.secrets as string[]).length = 0;
+        } catch {
+          // frozen: the loop cannot change what it is judged on
+        }
+        return {
+          runTurn: async ({ turn }) => ({
+            turn,
+            outcome: { kind: 'replied' },
+            ending: { kind: 'resolved' },
+            reply: `kept ${secret}`,
+            steps: 1,
+            usage: { inputTokens: 1, outputTokens: 1 },
+          }),
+          persistedHistory: () => [],
+          traces: () => [],
+        };
+      },
+    };
+    const run = await runPeerScenario(parseScenario(`secrets: ['${secret}']\n${SAY_HI}`, 'clears.yaml'), clears, { seed: 1, realWaitLimitMs: 50 });
+    expect(run.secrets).toEqual([secret]);
+  });
+});

@@ -132,8 +132,9 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
     retries: config.retry.immediateRetries + config.retry.backoffRetries,
     failWrites: scenario.store?.failAppends ?? [],
     ...(agent.approver ? { approver: agent.approver } : {}),
-    // The wire's key is one of the case's secrets (invariant 15 judges the run on it): a loop is told it with the rest.
-    secrets: [...(agent.secrets ?? []), ...(wire ? [PEER_WIRE_KEY] : [])],
+    // The wire's key is one of the case's secrets (invariant 15 judges the run on it): a loop is told it with the rest,
+    // in a frozen copy (a loop that cleared its list would have emptied what it is judged on, and the agent's own).
+    secrets: Object.freeze([...(agent.secrets ?? []), ...(wire ? [PEER_WIRE_KEY] : [])]),
   };
   const adapter = await buildAdapter(factory, world);
   const histories: (readonly Message[])[] = [];
