@@ -1310,7 +1310,8 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
   },
   {
     id: 'history_sent_as_given',
-    title: 'the history goes out as the loop gave it: each call with its arguments, each result under its call id, in order',
+    title:
+      'the history goes out as the loop gave it: each call with its arguments, each result under its call id, in order, one that failed or may have run (unknown) marked so where the protocol marks it',
     behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: 'Tomorrow it will rain.' }], stop: 'end', usage: USAGE } },
     request: (base) => ({
       ...base,
@@ -1322,6 +1323,7 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
             { type: 'text', text: 'Let me check both.' },
             { type: 'tool_call', id: 'call_w', name: 'get_weather', args: { unit: 'celsius', city: 'Paris', hourly: [9, 12], detail: { wind: true } } },
             { type: 'tool_call', id: 'call_t', name: 'get_time', args: { timezone: 'Europe/Paris' } },
+            { type: 'tool_call', id: 'call_b', name: 'get_weather', args: { city: 'Lyon', unit: 'celsius' } },
           ],
         },
         {
@@ -1329,6 +1331,8 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
           content: [
             { type: 'tool_result', callId: 'call_w', status: 'ok', content: '{"temp":21,"sky":"clear"}' },
             { type: 'tool_result', callId: 'call_t', status: 'failed', content: 'Error: the time service is down' },
+            // Timed out or cut off: it may have run (outside probe 68: the Messages API sent it without is_error).
+            { type: 'tool_result', callId: 'call_b', status: 'unknown', content: 'INTERRUPTED: get_weather may have run; check before trying again' },
             { type: 'text', text: 'And tomorrow?' },
           ],
         },
