@@ -20,6 +20,14 @@ describe('atScriptBoundary', () => {
     expect(atScriptBoundary({}, script, 'turn-calls').maxToolCallsPerTurn).toBe(3);
   });
 
+  it('session-crossed: the batch that crosses the per-session budget after every earlier call, in any turn', () => {
+    expect(atScriptBoundary({}, script, 'session-crossed').maxToolCallsPerSession).toBe(3);
+    // A call in turn 0, a reply, then a batch of 2 in turn 1: the session's budget counts across the turns.
+    const across = [{ tool_use: [call] }, { reply: 'Hi.' }, { tool_use: [call, call] }];
+    expect(atScriptBoundary({}, across, 'session-crossed').maxToolCallsPerSession).toBe(2);
+    expect(atScriptBoundary({}, across, 'turn-calls').maxToolCallsPerTurn).toBe(1);
+  });
+
   it('turn-tokens: spent exactly when the turn’s first tool-call step with usage ends', () => {
     expect(atScriptBoundary({}, script, 'turn-tokens').maxTokensPerTurn).toBe(340);
     expect(atScriptBoundary({}, script, 'turn-tokens').maxToolCallsPerTurn).toBeUndefined();

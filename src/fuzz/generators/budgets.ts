@@ -70,18 +70,35 @@ export function atScriptBoundary(config: Config, steps: readonly BoundaryStep[],
   // will wait, which it must still wait (outside probe 11, P20: a limit checked with >= refused it).
   const retryAfterMs = steps.find((step) => step.error?.retryAfterMs !== undefined)?.error?.retryAfterMs;
   const atSession = retryAfterMs === undefined ? atCalls : { ...atCalls, retry: { ...atCalls.retry, maxRetryAfterMs: retryAfterMs } };
-  return mode === 'session' ? atSession : atTurnBoundary(atSession, steps, mode);
+  if (mode === 'session') return atSession;
+  return mode === 'session-crossed' ? crossedInTheSession(atSession, steps) : atTurnBoundary(atSession, steps, mode);
+}
+
+/**
+ * `maxToolCallsPerSession` one short of the calls up to the script's first step that makes several, over all its
+ * turns: that batch crosses the session's budget after the calls before it, and must be refused whole — a loop that
+ * counts only the calls already run lets it through (outside probe 68: every seed passed that).
+ */
+function crossedInTheSession(config: Config, steps: readonly BoundaryStep[]): Config {
+  let calls = 0;
+  for (const step of steps) {
+    if (step.error !== undefined) continue; // a failed attempt: the same step again
+    const made = step.tool_use?.length ?? 0;
+    if (made > 1) return { ...config, maxToolCallsPerSession: calls + made - 1 };
+    calls += made;
+  }
+  return config;
 }
 
 /**
  * Which boundary a boundary case puts a budget on: the session's (above), or also a turn's (below) — its tool
  * calls or its tokens, one at a time (a turn that spends its tokens first never reaches the batch that crosses
- * its call budget).
+ * its call budget) — or the session's call budget crossed by a batch (`session-crossed`, below).
  */
-export type Boundary = 'session' | 'turn-calls' | 'turn-tokens';
+export type Boundary = 'session' | 'turn-calls' | 'turn-tokens' | 'session-crossed';
 export const boundaryArb: fc.Arbitrary<Boundary> = fc.oneof(
   { weight: 2, arbitrary: fc.constant<Boundary>('session') },
-  { weight: 1, arbitrary: fc.constantFrom<Boundary>('turn-calls', 'turn-tokens') },
+  { weight: 1, arbitrary: fc.constantFrom<Boundary>('turn-calls', 'turn-tokens', 'session-crossed') },
 );
 
 type BoundaryStep = {

@@ -2,7 +2,9 @@
  * Invariant 11 and the other budgets, checked before the work they pay for: no
  * tool runs in the last allowed step (the model could never see its result), no
  * turn makes more steps than allowed, tool calls stay within the per-turn and
- * per-session budgets, and no step starts once the token budget is spent. And
+ * per-session budgets, no step starts once the token budget is spent, and no
+ * turn is extended by checkpoint hooks more times than `maxCheckpointExtensions`
+ * allows (outside probe 68: one extension too many passed every fuzz case). And
  * the other way round: a turn refused for a tool-call budget had a step whose
  * calls really would have passed it (a batch that only reaches the budget runs;
  * a retry is not another call), and says which budget it was.
@@ -32,8 +34,13 @@ function checkedBeforeWork(run: ScenarioRun): string | undefined {
     /** Tool calls the model made in the turn's steps before the latest, and in the latest. */
     let madeBefore = 0;
     let madeLast = 0;
+    let extensions = 0;
     for (const e of turn.events) {
       switch (e.type) {
+        case 'inbox.received':
+          if (e.payload.source.startsWith('checkpoint:') && ++extensions > config.maxCheckpointExtensions)
+            return `turn ${turn.turn}: checkpoint hooks extended it ${extensions} times (${e.payload.source}, seq ${e.seq}), but maxCheckpointExtensions is ${config.maxCheckpointExtensions}`;
+          break;
         case 'assistant.message':
           madeBefore += madeLast;
           madeLast = e.payload.content.filter((b) => b.type === 'tool_call').length;
