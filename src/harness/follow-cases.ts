@@ -71,6 +71,49 @@ async function liveEventsFromTheStoreRedacted(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * A follower that is not kept open still follows the turn that is running when it catches up: it ends once the
+ * conversation is idle, not as soon as it has read what is stored (outside probe 68: a follower that ended there
+ * showed a UI half a turn, and every case passed — each woke its follower with the next event already stored).
+ */
+async function followerWaitsOutARunningTurn(): Promise<CheckResult[]> {
+  const stored: AnyEvent[] = [event(0, 'Where is my order?')];
+  let listener: FollowerListener | undefined;
+  let busy = true;
+  const source: FollowSource = {
+    read: async (_id, from) => stored.filter((e) => e.seq >= from),
+    subscribe: (_id, l) => {
+      listener = l;
+      return () => {
+        listener = undefined;
+      };
+    },
+    busy: () => busy,
+    closing: () => false,
+    redact: createRedactor({ secrets: [] }),
+  };
+  const iterator = (await followConversation(source, CONVERSATION))[Symbol.asyncIterator]();
+  const seen: number[] = [];
+  const first = await iterator.next(); // the stored event, replayed
+  if (!first.done) seen.push(first.value.seq);
+  // The follower has caught up while the turn still runs: it asks for the next event before anything more is stored.
+  const waiting = iterator.next();
+  await new Promise((resolve) => setImmediate(resolve));
+  stored.push(event(1, 'It shipped on Monday.'));
+  busy = false;
+  listener?.(undefined);
+  for (let next = await waiting; !next.done; next = await iterator.next()) seen.push(next.value.seq);
+  return [
+    {
+      name: 'the follower waits for the running turn’s next event, then ends when the conversation is idle',
+      passed: JSON.stringify(seen) === '[0,1]',
+      message: `seqs yielded: ${JSON.stringify(seen)}`,
+      expected: '[0,1]',
+      actual: JSON.stringify(seen),
+    },
+  ];
+}
+
 export function followCases(): Case[] {
   return [
     checksCase(
@@ -81,6 +124,14 @@ export function followCases(): Case[] {
         secrets: [SECRET],
       },
       liveEventsFromTheStoreRedacted,
+    ),
+    checksCase(
+      {
+        id: 'contract:host/follower-waits-out-a-running-turn',
+        title: 'host: a follower that is not kept open, caught up while a turn runs, waits for its next event and ends when the conversation is idle',
+        file: FILE,
+      },
+      followerWaitsOutARunningTurn,
     ),
   ];
 }

@@ -32,6 +32,7 @@ import { AgentHost } from '../host/host.ts';
 import { eventsHandler } from '../host/sse.ts';
 import { defineTool, type Agent, type AgentFactory } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
+import { StoreCorruptionError } from '../stores/event-store.ts';
 import { MemoryEventStore, type MemoryEventStoreOptions } from '../stores/memory-store.ts';
 import { SqliteEventStore } from '../stores/sqlite-store.ts';
 import { checksCase, type Case } from './cases.ts';
@@ -481,6 +482,55 @@ async function eventsRequests(): Promise<CheckResult[]> {
 }
 
 /**
+ * A follower of a conversation the store cannot read back is answered as a POST is: 500, the server's fault — a
+ * record the store calls corrupt, and one it hands back that does not decode as an event (outside probe 68: with
+ * the store's errors answered 400, "your request was wrong", every case passed).
+ */
+async function eventsStoreUnreadable(): Promise<CheckResult[]> {
+  const checks: CheckResult[] = [];
+  for (const [name, damage] of [
+    [
+      'a record the store calls corrupt: 500',
+      (store: MemoryEventStore) => {
+        throw new StoreCorruptionError(store.describe, 'order-9', 1, 'not JSON');
+      },
+    ],
+    [
+      'a record that does not decode as an event: 500',
+      async (store: MemoryEventStore, id: string, from?: number) =>
+        (await MemoryEventStore.prototype.read.call(store, id, from)).map((r) => (r.seq === 1 ? { ...r, type: 'no.such.event' } : r)),
+    ],
+  ] as const) {
+    const store = new MemoryEventStore();
+    const host = new AgentHost({ config: defaultHostConfig(), store, model: model(), agent: AGENT });
+    await host.handle('order-9', 'Where is ORD-1001?');
+    await host.close();
+    // A new host over the damaged store, as after a restart: it reads the conversation from the store.
+    store.read = ((id: string, from?: number) => Promise.resolve().then(() => damage(store, id, from))) as typeof store.read;
+    const reader = new AgentHost({ config: defaultHostConfig(), store, model: model(), agent: AGENT });
+    const server = createServer(eventsHandler(reader, { heartbeatMs: 0 }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/conversations/order-9/events`, {
+        signal: AbortSignal.timeout(5_000),
+      });
+      const body = await response.text();
+      checks.push({
+        name,
+        passed: response.status === 500,
+        message: `${response.status} ${body.slice(0, 200)}`,
+        expected: '500',
+        actual: String(response.status),
+      });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      await reader.close();
+    }
+  }
+  return checks;
+}
+
+/**
  * A host config with `prices` (HostConfig.prices): each turn in the answer
  * carries its cost — what a deploy bills or meters by. Built as a deploy builds
  * it (`createHostFromConfig`); the model is the config's `default`. Three
@@ -833,6 +883,14 @@ export function hostCases(): Case[] {
         secrets: [SSE_SECRET],
       },
       eventsRequests,
+    ),
+    checksCase(
+      {
+        id: 'contract:host/events-stream-store-unreadable',
+        title: 'host: the SSE handler answers 500 when the store cannot read the conversation back (a corrupt record, one that is no event)',
+        file: FILE,
+      },
+      eventsStoreUnreadable,
     ),
     checksCase(
       { id: 'contract:host/turn-cost-in-the-answer', title: 'host: with prices in its config, each turn in the answer carries its cost', file: FILE },
