@@ -379,7 +379,7 @@ async function runScenarioHeld(scenario: Scenario, options: RunOptions, leftOpen
   const operator = operatorParts(scenario.operator);
 
   // --- the provider, recorded --------------------------------------------------------
-  const models = recordedModels(reached, () => inbox, recording, prompt);
+  const models = recordedModels(reached, () => inbox, recording, prompt, clock);
   const callIds: CallIdCounter = { next: 1 };
   const wrapModel = options.seams?.wrapModel ?? ((client: ModelClient) => client);
   const scripted = (steps: Scenario['provider']['script'], name: string, model: string | undefined) =>
@@ -839,8 +839,16 @@ function reach(reached: Reached, seq: number, event: AnyEvent): void {
 }
 
 /** The provider's recording of a conversation: each request and delta told to its inbox driver, once it has one. */
-function recordedModels(reached: Reached, inbox: () => InboxDriver | undefined, recording: CaseRecording, prompt: PromptRecorder): ModelRecording {
+function recordedModels(
+  reached: Reached,
+  inbox: () => InboxDriver | undefined,
+  recording: CaseRecording,
+  prompt: PromptRecorder,
+  clock: VirtualClock,
+): ModelRecording {
   return new ModelRecording({
+    // When each call was sent and settled, on the case's clock (usage-as-the-model-reported, retry-after-honoured).
+    now: () => clock.now(),
     onRequest: (n) => inbox()?.onRequest(n),
     onDelta: (n) => {
       reached.deltas = n;
@@ -953,7 +961,7 @@ async function bystanderWorld(
     ...(options.claim ? { claim: options.claim } : {}),
     ...(options.errorHandlers ? { errorHandlers: options.errorHandlers } : {}),
   });
-  const models = recordedModels(reached, () => inbox, recording, prompt);
+  const models = recordedModels(reached, () => inbox, recording, prompt, clock);
   const model = models.wrap(parts.wrapModel(scriptedProvider(b.provider, 'scripted', clock, faults, { next: 1 }, scenario.provider.model)));
   const config = loopConfig(agent, { model: options.modelName ?? 'scenario-model', ...scenarioConfig(scenario) });
   const self: BystanderWorld = {

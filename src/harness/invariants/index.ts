@@ -83,6 +83,7 @@ import { conversationsKeptApart } from './conversations-kept-apart.ts';
 import { clientAbortCancelsItsTurn } from './client-abort-cancels-its-turn.ts';
 import { cutCallsNeverKept } from './cut-calls-never-kept.ts';
 import { repliesComeFromTheModel } from './replies-come-from-the-model.ts';
+import { usageAsTheModelReported } from './usage-as-the-model-reported.ts';
 
 export { defineInvariant, firstViolation, type AnyRun, type Invariant, type InvariantContext, type PeerRun, type Verdict } from './invariant.ts';
 
@@ -97,6 +98,7 @@ export const INVARIANTS: readonly Invariant[] = [
   unknownTypesRejected,
   failedTurnsAddNothing,
   repliesComeFromTheModel,
+  usageAsTheModelReported,
   toolPairing,
   callRecordsKeepTheirStep,
   denyNeverLifted,
