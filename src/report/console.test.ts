@@ -108,4 +108,22 @@ describe('console report of a broken build', () => {
     for (const c of failed) expect(out).toContain(c.id);
     expect(out.trimEnd().endsWith('FAILED: 30 failed')).toBe(true);
   });
+
+  it('names the checks failing in the most cases, where one cause breaks hundreds (outside probe 68)', () => {
+    const failed = Array.from({ length: 12 }, (_, i) => ({
+      ...sampleCases()[0]!,
+      id: `scenario:broken/case-${i}`,
+      status: 'failed' as const,
+      checks: [
+        { name: 'outcomes', passed: i % 3 === 0, message: 'other outcome' },
+        { name: 'crash-recovery', passed: false, message: 'a crash before the close' },
+        { name: 'crash-recovery', passed: false, message: 'counted once per case' },
+        ...(i < 2 ? [{ name: 'trace', passed: false, message: 'other trace' }] : []),
+      ],
+    }));
+    const out = renderConsole({ ...sampleResults(failed), summary: summarize(failed) }, { width: 100 });
+    expect(out).toContain('failing checks, by the failed cases they fail in (12):\n  12  crash-recovery\n   8  outcomes\n   2  trace\n');
+    // A few failed cases are read one by one: no such list.
+    expect(renderConsole(sampleResults())).not.toContain('failing checks');
+  });
 });

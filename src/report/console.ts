@@ -1,6 +1,7 @@
 /**
  * What a person reads in the terminal after a run: one summary line per kind, a
- * table of the failed cases (every case with `verbose`), the skipped ones with
+ * table of the failed cases (every case with `verbose`) and, when there are many,
+ * the checks failing in the most of them, the skipped ones with
  * their reasons, regressions, and a verdict. Returns text; the CLI decides where
  * it goes. Control characters from case data are made visible, never sent to the
  * terminal as escapes.
@@ -55,6 +56,7 @@ export function renderConsole(results: RunResults, options: ConsoleOptions = {})
   const ordered = casesForReading(results);
   const shown = options.verbose ? ordered : ordered.filter((c) => c.status === 'failed');
   if (shown.length > 0) lines.push('', caseTable(shown, options.verbose ?? false, width, paint));
+  lines.push(...failingChecks(ordered));
   lines.push(...requestsSeen(ordered, options.maxRequests ?? 5, width));
   lines.push(...verdicts(results.cases, options.verbose ? Infinity : (options.maxVerdicts ?? 10), width, paint));
   lines.push(...costs(results.cases, options.verbose ? Infinity : (options.maxCosts ?? 5), width));
@@ -179,6 +181,30 @@ function caseTable(cases: readonly CaseResult[], verbose: boolean, width: number
 }
 
 /** Wraps at spaces to `width` columns; a word longer than a line is split, never cut off. */
+/** Failed cases at which one cause shows through the many: a list this long is not read case by case. */
+const MANY_FAILED = 10;
+const MOST_FAILING_CHECKS = 5;
+
+/**
+ * With many failed cases, the checks failing in the most of them, most first: one broken part fails hundreds of cases
+ * whose ids do not name it, and the check they share does (outside probe 68: 779 failed cases, the first ids
+ * pointing elsewhere).
+ */
+function failingChecks(cases: readonly CaseResult[]): string[] {
+  const failed = cases.filter((c) => c.status === 'failed');
+  if (failed.length < MANY_FAILED) return [];
+  const counts = new Map<string, number>();
+  for (const c of failed) for (const name of new Set(c.checks.filter((k) => !k.passed).map((k) => k.name))) counts.set(name, (counts.get(name) ?? 0) + 1);
+  const top = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, MOST_FAILING_CHECKS);
+  if (top.length === 0) return [];
+  const digits = String(top[0]![1]).length;
+  return [
+    '',
+    `failing checks, by the failed cases they fail in (${failed.length}):`,
+    ...top.map(([name, n]) => `  ${String(n).padStart(digits)}  ${cell(name)}`),
+  ];
+}
+
 export function wrap(text: string, width: number): string {
   const lines: string[] = [];
   let line = '';
