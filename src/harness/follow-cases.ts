@@ -102,12 +102,27 @@ async function followerWaitsOutARunningTurn(): Promise<CheckResult[]> {
   stored.push(event(1, 'It shipped on Monday.'));
   busy = false;
   listener?.(undefined);
-  for (let next = await waiting; !next.done; next = await iterator.next()) seen.push(next.value.seq);
+  // Each wait bounded: a follower that never ends fails the case instead of holding the run.
+  const within = (next: Promise<IteratorResult<AnyEvent>>) =>
+    Promise.race([next, new Promise<'hung'>((resolve) => setTimeout(resolve, 5_000, 'hung').unref())]);
+  let hung = false;
+  try {
+    for (let next = await within(waiting); ; next = await within(iterator.next())) {
+      if (next === 'hung') {
+        hung = true;
+        break;
+      }
+      if (next.done) break;
+      seen.push(next.value.seq);
+    }
+  } finally {
+    void iterator.return?.(undefined);
+  }
   return [
     {
       name: 'the follower waits for the running turn’s next event, then ends when the conversation is idle',
-      passed: JSON.stringify(seen) === '[0,1]',
-      message: `seqs yielded: ${JSON.stringify(seen)}`,
+      passed: !hung && JSON.stringify(seen) === '[0,1]',
+      message: `seqs yielded: ${JSON.stringify(seen)}${hung ? ', then it never ended' : ''}`,
       expected: '[0,1]',
       actual: JSON.stringify(seen),
     },

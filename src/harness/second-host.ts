@@ -847,7 +847,7 @@ function recordedModels(
   clock: VirtualClock,
 ): ModelRecording {
   return new ModelRecording({
-    // When each call was sent and settled, on the case's clock (usage-as-the-model-reported, retry-after-honoured).
+    // When each call was sent and settled, on the case's clock (usage-as-the-model-reported).
     now: () => clock.now(),
     onRequest: (n) => inbox()?.onRequest(n),
     onDelta: (n) => {

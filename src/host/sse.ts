@@ -13,7 +13,7 @@
  */
 import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { InputError, type AnyEvent, type Redactor } from '../kernel/index.ts';
+import { InputError, LogReadError, type AnyEvent, type Redactor } from '../kernel/index.ts';
 import { StoreError } from '../stores/event-store.ts';
 import type { FollowOptions } from './follow.ts';
 
@@ -77,8 +77,10 @@ export async function streamEvents(
   } catch (error) {
     req.off('close', onClose);
     res.off('close', onClose);
-    // A bad request is the client's (400); a store that cannot be read (a hole, a damaged record) is the server's, as a POST answers it.
-    const status = error instanceof InputError && !(error instanceof StoreError) ? 400 : 500;
+    // A bad request is the client's (400); a store that cannot be read (a hole, a damaged record, one that does not
+    // decode as an event) is the server's, as a POST answers it (review of stop 69: an undecodable record was a 400).
+    const unreadable = error instanceof StoreError || error instanceof LogReadError;
+    const status = error instanceof InputError && !unreadable ? 400 : 500;
     return plain(res, status, host.redact((error as Error)?.message ?? String(error)));
   }
   res.writeHead(200, {

@@ -12,8 +12,8 @@
  * the time it was written (an answer after the loop gave up on the call — its
  * own timeout, a client deaf to the abort — is not one it could count); a result
  * the loop wrote in the client's place for a malformed answer (a contract
- * violation, named there) is not compared, nor any call whose client is the
- * host's own.
+ * violation, named there) or for its own timeout is not compared, nor any call
+ * whose client is the host's own.
  */
 import type { LogEvent } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -40,7 +40,7 @@ function miscounted(run: ScenarioRun): string | undefined {
     if (usage === undefined) continue;
     const { turn, step, attempt } = r.event.payload;
     const logged = results.get(`${turn}/${step}/${attempt}`);
-    if (logged === undefined || contractViolation(logged.payload.result)) continue;
+    if (logged === undefined || contractViolation(logged.payload.result) || ownTimeout(logged.payload.result)) continue;
     // An answer that came after the loop had given up on the call (its own timeout, a client deaf to the abort) is
     // not one the loop could count.
     if (answer!.settledMs === undefined || answer!.settledMs > logged.at) continue;
@@ -51,6 +51,14 @@ function miscounted(run: ScenarioRun): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * The loop's own timeout: it gave up on the call, whatever the client answers in the same instant (review of stop
+ * 69: a wire adapter's own deadline, due at the same virtual ms, answered a few microtasks later with its usage).
+ */
+function ownTimeout(result: { readonly type: string; readonly kind?: unknown; readonly message?: unknown }): boolean {
+  return result.type === 'transport_error' && result.kind === 'timeout' && typeof result.message === 'string' && result.message.startsWith('no result within');
 }
 
 /** The result the loop writes in the client's place for a malformed answer. */
