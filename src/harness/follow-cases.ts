@@ -24,7 +24,11 @@ const CONVERSATION = 'follow-1';
 const event = (seq: number, text: string): AnyEvent =>
   ({ seq, type: 'user.message', v: 1, at: 1_700_000_000_000 + seq, payload: { turn: 0, id: `m${seq}`, text, source: 'user' } }) as unknown as AnyEvent;
 
-async function liveEventsFromTheStoreRedacted(): Promise<CheckResult[]> {
+/**
+ * A store of one conversation a turn is writing to (busy), holding its first event: `store` adds an event as another
+ * writer would, ends the turn and wakes the follower with no log at hand.
+ */
+function runningConversation(secrets: readonly string[]): { source: FollowSource; store: (e: AnyEvent) => void } {
   const stored: AnyEvent[] = [event(0, 'Where is my order?')];
   let listener: FollowerListener | undefined;
   let busy = true;
@@ -38,17 +42,25 @@ async function liveEventsFromTheStoreRedacted(): Promise<CheckResult[]> {
     },
     busy: () => busy,
     closing: () => false,
-    redact: createRedactor({ secrets: [SECRET] }),
+    redact: createRedactor({ secrets }),
   };
+  const store = (e: AnyEvent) => {
+    stored.push(e);
+    busy = false;
+    listener?.(undefined);
+  };
+  return { source, store };
+}
+
+async function liveEventsFromTheStoreRedacted(): Promise<CheckResult[]> {
+  const { source, store } = runningConversation([SECRET]);
   const seen: AnyEvent[] = [];
   const events = await followConversation(source, CONVERSATION);
   const iterator = events[Symbol.asyncIterator]();
   const first = await iterator.next(); // the stored event, replayed
   if (!first.done) seen.push(first.value);
   // Another writer stores an event holding a value this host knows as a secret; the follower is woken with no log.
-  stored.push(event(1, `My recovery code is ${SECRET}, please unlock my account.`));
-  busy = false;
-  listener?.(undefined);
+  store(event(1, `My recovery code is ${SECRET}, please unlock my account.`));
   for (let next = await iterator.next(); !next.done; next = await iterator.next()) seen.push(next.value);
   const live = seen.find((e) => e.seq === 1);
   const shown = live ? JSON.stringify((live as { payload?: unknown }).payload) : 'none';
@@ -77,21 +89,7 @@ async function liveEventsFromTheStoreRedacted(): Promise<CheckResult[]> {
  * showed a UI half a turn, and every case passed — each woke its follower with the next event already stored).
  */
 async function followerWaitsOutARunningTurn(): Promise<CheckResult[]> {
-  const stored: AnyEvent[] = [event(0, 'Where is my order?')];
-  let listener: FollowerListener | undefined;
-  let busy = true;
-  const source: FollowSource = {
-    read: async (_id, from) => stored.filter((e) => e.seq >= from),
-    subscribe: (_id, l) => {
-      listener = l;
-      return () => {
-        listener = undefined;
-      };
-    },
-    busy: () => busy,
-    closing: () => false,
-    redact: createRedactor({ secrets: [] }),
-  };
+  const { source, store } = runningConversation([]);
   const iterator = (await followConversation(source, CONVERSATION))[Symbol.asyncIterator]();
   const seen: number[] = [];
   const first = await iterator.next(); // the stored event, replayed
@@ -99,9 +97,7 @@ async function followerWaitsOutARunningTurn(): Promise<CheckResult[]> {
   // The follower has caught up while the turn still runs: it asks for the next event before anything more is stored.
   const waiting = iterator.next();
   await new Promise((resolve) => setImmediate(resolve));
-  stored.push(event(1, 'It shipped on Monday.'));
-  busy = false;
-  listener?.(undefined);
+  store(event(1, 'It shipped on Monday.'));
   // Each wait bounded: a follower that never ends fails the case instead of holding the run.
   const within = (next: Promise<IteratorResult<AnyEvent>>) =>
     Promise.race([next, new Promise<'hung'>((resolve) => setTimeout(resolve, 5_000, 'hung').unref())]);
