@@ -90,7 +90,10 @@ async function liveEventsFromTheStoreRedacted(): Promise<CheckResult[]> {
  */
 async function followerWaitsOutARunningTurn(): Promise<CheckResult[]> {
   const { source, store } = runningConversation([]);
-  const iterator = (await followConversation(source, CONVERSATION))[Symbol.asyncIterator]();
+  // Stopped at the end however it went: a follower still waiting lets go of its subscription (return() would queue
+  // behind its pending next()).
+  const stop = new AbortController();
+  const iterator = (await followConversation(source, CONVERSATION, { signal: stop.signal }))[Symbol.asyncIterator]();
   const seen: number[] = [];
   const first = await iterator.next(); // the stored event, replayed
   if (!first.done) seen.push(first.value.seq);
@@ -99,8 +102,14 @@ async function followerWaitsOutARunningTurn(): Promise<CheckResult[]> {
   await new Promise((resolve) => setImmediate(resolve));
   store(event(1, 'It shipped on Monday.'));
   // Each wait bounded: a follower that never ends fails the case instead of holding the run.
-  const within = (next: Promise<IteratorResult<AnyEvent>>) =>
-    Promise.race([next, new Promise<'hung'>((resolve) => setTimeout(resolve, 5_000, 'hung').unref())]);
+  const within = async (next: Promise<IteratorResult<AnyEvent>>) => {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([next, new Promise<'hung'>((resolve) => (timer = setTimeout(resolve, 5_000, 'hung')))]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   let hung = false;
   try {
     for (let next = await within(waiting); ; next = await within(iterator.next())) {
@@ -112,7 +121,7 @@ async function followerWaitsOutARunningTurn(): Promise<CheckResult[]> {
       seen.push(next.value.seq);
     }
   } finally {
-    void iterator.return?.(undefined);
+    stop.abort();
   }
   return [
     {

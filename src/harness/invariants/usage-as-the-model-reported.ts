@@ -40,10 +40,11 @@ function miscounted(run: ScenarioRun): string | undefined {
     if (usage === undefined) continue;
     const { turn, step, attempt } = r.event.payload;
     const logged = results.get(`${turn}/${step}/${attempt}`);
-    if (logged === undefined || contractViolation(logged.payload.result) || ownTimeout(logged.payload.result)) continue;
+    if (logged === undefined || contractViolation(logged.payload.result)) continue;
     // An answer that came after the loop had given up on the call (its own timeout, a client deaf to the abort) is
-    // not one the loop could count.
+    // not one the loop could count; nor one in the very instant its own timeout fired.
     if (answer!.settledMs === undefined || answer!.settledMs > logged.at) continue;
+    if (ownTimeout(logged.payload.result) && answer!.settledMs >= logged.at) continue;
     const got = logged.payload.result.usage;
     if (got?.inputTokens !== usage.inputTokens || got?.outputTokens !== usage.outputTokens) {
       const said = got === undefined ? 'no usage' : `${got.inputTokens} input and ${got.outputTokens} output tokens`;
