@@ -14,6 +14,7 @@ import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant } from './invariant.ts';
 import { viewOf } from './support/log-view.ts';
 import { budgetBeforeToolsObservably } from './observable/budget-before-tools.ts';
+import { CHECKPOINT_SOURCE } from './trace-agrees-with-log.ts';
 
 export const budgetsBeforeWork = defineInvariant({
   id: 'invariant-11-budgets-before-work',
@@ -38,7 +39,7 @@ function checkedBeforeWork(run: ScenarioRun): string | undefined {
     for (const e of turn.events) {
       switch (e.type) {
         case 'inbox.received':
-          if (e.payload.source.startsWith('checkpoint:') && ++extensions > config.maxCheckpointExtensions)
+          if (e.payload.source.startsWith(CHECKPOINT_SOURCE) && ++extensions > config.maxCheckpointExtensions)
             return `turn ${turn.turn}: checkpoint hooks extended it ${extensions} times (${e.payload.source}, seq ${e.seq}), but maxCheckpointExtensions is ${config.maxCheckpointExtensions}`;
           break;
         case 'assistant.message':

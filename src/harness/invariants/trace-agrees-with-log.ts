@@ -189,7 +189,8 @@ function unnamedSpan(trace: TraceRecord): string | undefined {
   return span ? `a ${span.kind} span has no name (${JSON.stringify(span.name)})` : undefined;
 }
 
-const CHECKPOINT_SOURCE = 'checkpoint:';
+/** The source of a steer a checkpoint hook appended: `checkpoint:<hook name>`. */
+export const CHECKPOINT_SOURCE = 'checkpoint:';
 
 /**
  * The waits, compactions and checkpoint extensions of a turn whose close is

@@ -43,8 +43,8 @@ function miscounted(run: ScenarioRun): string | undefined {
     if (logged === undefined || contractViolation(logged.payload.result)) continue;
     // An answer that came after the loop had given up on the call (its own timeout, a client deaf to the abort) is
     // not one the loop could count; nor one in the very instant its own timeout fired.
-    if (answer!.settledMs === undefined || answer!.settledMs > logged.at) continue;
-    if (ownTimeout(logged.payload.result) && answer!.settledMs >= logged.at) continue;
+    const settled = answer!.settledMs;
+    if (settled === undefined || settled > logged.at || (settled === logged.at && ownTimeout(logged.payload.result))) continue;
     const got = logged.payload.result.usage;
     if (got?.inputTokens !== usage.inputTokens || got?.outputTokens !== usage.outputTokens) {
       const said = got === undefined ? 'no usage' : `${got.inputTokens} input and ${got.outputTokens} output tokens`;

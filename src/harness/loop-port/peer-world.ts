@@ -48,8 +48,9 @@ export interface PeerWorld {
    */
   readonly approver?: Approver;
   /**
-   * The secrets the case's run must keep (the agent's and the scenario's, and `wire.apiKey` in a wire case): nothing the loop stores, sends the model,
-   * traces or replies may hold one, in any form (invariant 15). `createRedactor({ secrets })` from loopgate redacts them.
+   * The secrets the case's run must keep (the agent's and the scenario's, and `wire.apiKey` in a wire case): nothing
+   * the loop stores, sends the model, traces or replies may hold one, in any form (invariant 15).
+   * `createRedactor({ secrets })` from loopgate redacts them. A frozen copy: the run is judged on the case's own.
    */
   readonly secrets: readonly string[];
 }
