@@ -26,6 +26,7 @@ import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant } from './invariant.ts';
 import { CREDENTIAL_SAMPLES } from './support/credential-samples.ts';
 import { runArtifacts } from './support/run-artifacts.ts';
+import { secretHint } from './support/secret-hint.ts';
 
 export const credentialShapesRedacted = defineInvariant({
   id: 'credential-shapes-redacted',
@@ -60,7 +61,7 @@ function shapesKeptOut(run: ScenarioRun): string | undefined {
     const haystack = text();
     for (const sample of planted) {
       if (haystack.includes(sample.tell))
-        return `a planted ${sample.rule} credential (${sample.tell.slice(0, 4)}…), configured nowhere, can be read back from ${where}`;
+        return `a planted ${sample.rule} credential (${secretHint(sample.tell)}), configured nowhere, can be read back from ${where}`;
     }
   }
   return undefined;

@@ -27,6 +27,7 @@ import { defineInvariant } from './invariant.ts';
 import { MIN_ENCODED_SECRET, NaiveDecodings } from './support/naive-decodings.ts';
 import { runArtifacts } from './support/run-artifacts.ts';
 import { secretsKeptOutObservably } from './observable/secrets-kept-out.ts';
+import { secretHint } from './support/secret-hint.ts';
 
 export const secretsNeverLeave = defineInvariant({
   id: 'invariant-15-secrets-never-leave',
@@ -43,15 +44,15 @@ function secretsKeptOut(run: ScenarioRun): string | undefined {
   for (const { secret, found } of finders) {
     const blind = plantedCopies(secret).find(([, text]) => !found(text));
     if (blind)
-      return `the kernel's secret search does not find a ${blind[0]} copy of a configured secret (${secret.slice(0, 4)}…): a leak in that form would go unseen`;
+      return `the kernel's secret search does not find a ${blind[0]} copy of a configured secret (${secretHint(secret)}): a leak in that form would go unseen`;
   }
   for (const [where, text] of runArtifacts(run)) {
     const haystack = text();
     const naive = new NaiveDecodings(haystack);
     for (const { secret, found } of finders) {
-      if (found(haystack)) return `a configured secret (${secret.slice(0, 4)}…) can be read back from ${where}`;
+      if (found(haystack)) return `a configured secret (${secretHint(secret)}) can be read back from ${where}`;
       const form = naive.formOf(secret);
-      if (form) return `a configured secret (${secret.slice(0, 4)}…) can be read back from ${where}, ${form}`;
+      if (form) return `a configured secret (${secretHint(secret)}) can be read back from ${where}, ${form}`;
     }
   }
   return undefined;

@@ -656,6 +656,16 @@ expect: { outcomes: ["failed{budget_exhausted}"] }
     expect(noSecretLeaves(faults)).toBeUndefined(); // the timeline passes the run's redactor before any report renders it
   });
 
+  it('invariant 15 names a leaked secret by at most a quarter of it, never the whole of a short one', async () => {
+    const r = await run(SECRET);
+    const short = { ...r, secrets: ['Zq9w'], results: r.results.map((t) => ({ ...t, reply: 'the code is Zq9w' })) };
+    const said = noSecretLeaves(short);
+    expect(said).toMatch(/a configured secret \(Z…, 4 characters\) can be read back from the turn results/);
+    const key = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc';
+    const long = { ...r, results: r.results.map((t) => ({ ...t, reply: `your key is ${key}` })) };
+    expect(noSecretLeaves(long)).toMatch(/a configured secret \(sk_l…, 32 characters\)/);
+  });
+
   it('invariant 15: the envelopes the production host answered with, not a summary rebuilt from the results', async () => {
     const r = await runScenario(parseScenario(SECRET, 'test.yaml'), { seed: 1, agents: registry, host: 'production' });
     expect(r.posts?.[0]?.envelope?.status).toBe(200);

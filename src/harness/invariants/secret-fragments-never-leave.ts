@@ -23,6 +23,7 @@ import type { PeerRun } from '../loop-port/peer-run.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant } from './invariant.ts';
 import { runArtifacts, type Artifact } from './support/run-artifacts.ts';
+import { secretHint } from './support/secret-hint.ts';
 
 export const MIN_FRAGMENT = 8;
 
@@ -116,7 +117,7 @@ function fragmentsKeptOut(secrets: readonly string[], artifacts: readonly Artifa
       const place = start === 0 ? 'its first' : start + length === secret.length ? 'its last' : `${length} from character ${start + 1}, of`;
       const said =
         start === 0 || start + length === secret.length ? `${place} ${length} of ${secret.length} characters` : `${place} ${secret.length} characters`;
-      return `a piece of a configured secret (${secret.slice(0, 4)}…): ${said}, can be read back from ${where}`;
+      return `a piece of a configured secret (${secretHint(secret)}): ${said}, can be read back from ${where}`;
     }
   }
   return undefined;

@@ -1,6 +1,7 @@
 /** Invariant 15 from outside a loop: no configured secret in what the peer persisted, traced, sent to the model or returned. */
 import { containsSecret } from '../../../kernel/index.ts';
 import type { PeerRun } from '../../loop-port/peer-run.ts';
+import { secretHint } from '../support/secret-hint.ts';
 
 export function secretsKeptOutObservably(run: PeerRun): string | undefined {
   if (run.secrets.length === 0) return undefined;
@@ -14,8 +15,7 @@ export function secretsKeptOutObservably(run: PeerRun): string | undefined {
   ];
   for (const [where, text] of artifacts) {
     const haystack = text();
-    for (const secret of run.secrets)
-      if (containsSecret(haystack, secret)) return `a configured secret (${secret.slice(0, 4)}…) can be read back from ${where}`;
+    for (const secret of run.secrets) if (containsSecret(haystack, secret)) return `a configured secret (${secretHint(secret)}) can be read back from ${where}`;
   }
   return undefined;
 }
