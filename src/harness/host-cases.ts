@@ -515,8 +515,8 @@ async function eventsStoreUnreadable(): Promise<CheckResult[]> {
     store.read = ((id: string, from?: number) => Promise.resolve().then(() => damage(store, id, from))) as typeof store.read;
     const reader = new AgentHost({ config: defaultHostConfig(), store, model: model(), agent: AGENT });
     const server = createServer(eventsHandler(reader, { heartbeatMs: 0 }));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
+      await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
       const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/conversations/order-9/events`, {
         signal: AbortSignal.timeout(5_000),
       });
@@ -529,7 +529,7 @@ async function eventsStoreUnreadable(): Promise<CheckResult[]> {
         actual: `${response.status} ${body.slice(0, 200)}`,
       });
     } finally {
-      await new Promise((resolve) => server.close(resolve));
+      if (server.listening) await new Promise((resolve) => server.close(resolve));
       await reader.close();
     }
   }

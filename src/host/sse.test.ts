@@ -17,13 +17,13 @@ import { SupportBackend } from '../../scenarios/example-agent/backend.ts';
 import { supportTools } from '../../scenarios/example-agent/tools.ts';
 import { GatedModel } from '../../test/support/gated-model.ts';
 import { type SseMessage, sseMessages } from '../../test/support/sse-client.ts';
-import type { ModelClient } from '../kernel/index.ts';
-import type { EventStore } from '../stores/event-store.ts';
+import { InputError, LogReadError, type ModelClient } from '../kernel/index.ts';
+import { type EventStore, StoreError } from '../stores/event-store.ts';
 import { MemoryEventStore } from '../stores/memory-store.ts';
 import { SqliteEventStore } from '../stores/sqlite-store.ts';
 import { defaultHostConfig } from './config.ts';
 import { AgentHost } from './host.ts';
-import { eventsHandler } from './sse.ts';
+import { eventsHandler, type FollowableHost } from './sse.ts';
 
 const TOKEN = 'internal-ticket-token-93be11';
 let server: Server | undefined;
@@ -147,6 +147,31 @@ describe('GET /conversations/{id}/events (SSE)', () => {
     expect(await refused('/elsewhere')).toEqual([404, 'not found: GET /conversations/{id}/events']);
     expect(await refused('/conversations/c1/events', { method: 'POST' })).toEqual([405, 'POST is not allowed: GET /conversations/{id}/events']);
     await host.close();
+  });
+
+  it("what follow throws before the stream starts: the client's own error 400, a store or a record that does not decode 500", async () => {
+    const answers: [number, string][] = [];
+    for (const error of [
+      new InputError('from 9 is past the end of conversation c1 (3 events)'),
+      new StoreError('the store is closed'),
+      new LogReadError('conversation c1', 2, 'not an event: payload.text must be a string'),
+      new TypeError('a bug'),
+    ]) {
+      const followable: FollowableHost = { follow: () => Promise.reject(error), redact: (text: string) => text.replaceAll(TOKEN, '[redacted]') };
+      server = createServer(eventsHandler(followable, { heartbeatMs: 0 }));
+      await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/conversations/c1/events`);
+      answers.push([res.status, (await res.text()).trim()]);
+      server.closeAllConnections();
+      await new Promise((resolve) => server!.close(resolve));
+      server = undefined;
+    }
+    expect(answers).toEqual([
+      [400, 'from 9 is past the end of conversation c1 (3 events)'],
+      [500, 'the store is closed'],
+      [500, 'conversation c1 record seq 2: not an event: payload.text must be a string'],
+      [500, 'a bug'],
+    ]);
   });
 
   it('a stored log with a hole is a server fault: SSE answers 500 naming the gap, as a POST does', async () => {

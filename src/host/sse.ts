@@ -19,6 +19,11 @@ import type { FollowOptions } from './follow.ts';
 
 /** What the handler needs from the host (an `AgentHost`). */
 export interface FollowableHost {
+  /**
+   * What this rejects with before the stream starts is answered as plain text (redacted): an `InputError`
+   * (a bad `from`: not a seq, or past the end) 400, the client's; a `StoreError` or `LogReadError` (a store
+   * that cannot be read, a record that does not decode as an event) and anything else 500, the server's.
+   */
   follow(conversationId: string, options: FollowOptions): Promise<AsyncIterable<AnyEvent>>;
   readonly redact: Redactor;
   /** The host is closing: a kept-open stream it ends is cut without `end`, so the client reconnects (to the next process). */
