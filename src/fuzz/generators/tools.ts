@@ -129,6 +129,16 @@ export const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(
       ),
   },
   { weight: 1, arbitrary: fc.constant<Behaviour>({ throw: 'fuzz: the tool threw' }) },
+  // A throw whose text quotes the passphrase over and over, as an upstream's error log echoes the credential it was
+  // given: an error message is cut to half the output cap, so the cut falls inside a copy, and only an error redacted
+  // before it is cut keeps the copy's head out (outside probe 67, tool-err-redact: error messages cut unredacted
+  // passed fuzz, whose throws never held a secret; `secret-fragments-never-leave`, when the case lists it).
+  {
+    weight: 1,
+    arbitrary: fc
+      .record({ size: fc.constantFrom(440, DEFAULT_MAX_OUTPUT_CHARS + 40), lead: fc.integer({ min: 0, max: 40 }) })
+      .map(({ size, lead }): Behaviour => ({ throw: `upstream refused: ${secretNearCut(size, lead)}` })),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 0, max: 30_000 }).map((slow): Behaviour => ({ slow })) },
   { weight: 1, arbitrary: fc.constant<Behaviour>('hang') },
   { weight: 1, arbitrary: fc.constant<Behaviour>({ return: { ok: true, note: 'scripted output' } }) },
