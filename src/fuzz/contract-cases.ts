@@ -131,7 +131,9 @@ expect:
 
 async function tooShortASearchChecksNothing(): Promise<CheckResult[]> {
   const only = INVARIANTS.filter((i) => i.id === 'compactor-offered-widest-range');
-  const result = await runFuzz({ runs: 3, seed: 1, invariants: only });
+  // Seed 2: its 3 runs draw no compactor (seed 1's did once the arguments generator drew a cut list; a generator change
+  // that moves them fails this case saying "judged", and another seed is picked the same way).
+  const result = await runFuzz({ runs: 3, seed: 2, invariants: only });
   const results = fuzzResults({ result, startedAt: new Date(0), finishedAt: new Date(0), version: '0.0.0-case' });
   const drawn = results.cases.find((c) => c.id === 'fuzz:generator-draws-every-fault');
   const invariant = results.cases.find((c) => c.id === 'fuzz:compactor-offered-widest-range');

@@ -89,6 +89,53 @@ async function nestedArgumentsLeftUnfrozen(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * Flat arguments under a schema that hands its input back as it is (`z.unknown()` offered as an object, a team's
+ * free-form tool): flat arguments are validated from the client's own object, not a copy, so the loop must freeze a
+ * copy of what the schema gives back, never the object itself (outside probe 69, validate-freeze-caller: validation
+ * that froze what such a schema handed back passed every case, each of whose schemas built a new object).
+ */
+async function handedBackArgumentsLeftUnfrozen(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const received: unknown[] = [];
+  const agent: Agent = {
+    tools: [
+      defineTool({
+        name: 'log_event',
+        description: 'Records an event with whatever fields it has.',
+        input: z.unknown().meta({ type: 'object' }),
+        sideEffect: 'NONE',
+        run: (args) => {
+          received.push(args);
+          return { logged: true };
+        },
+      }),
+    ],
+  };
+  const sent: Record<string, unknown> = { kind: 'late_parcel', order_id: 'ORD-7', days: 3 };
+  const model = new ScriptedModelClient([toolUse([call('log', 'log_event', sent)]), reply('Logged.')], { clock });
+  const loop = new AgentLoop(loopDeps({ log: new EventLog(clock), model, agent }));
+  loop.send('Log the late parcel.', { id: 'ask' });
+  const [result] = await loop.drain();
+  const kind = result?.outcome.kind;
+  const got = received[0];
+  return [
+    { name: 'replied', passed: kind === 'replied', message: `outcome ${String(kind)}`, expected: 'replied', actual: String(kind) },
+    {
+      name: 'the tool got the arguments as sent, as a frozen object of its own',
+      passed: received.length === 1 && JSON.stringify(got) === JSON.stringify(sent) && got !== sent && Object.isFrozen(got),
+      message: `${received.length} run(s), got ${JSON.stringify(got)}${got === sent ? " (the model client's own object)" : ''}`,
+    },
+    {
+      name: "the model client's object is not frozen",
+      passed: !Object.isFrozen(sent),
+      message: Object.isFrozen(sent) ? 'frozen by the loop' : 'not frozen',
+      expected: 'not frozen',
+      actual: Object.isFrozen(sent) ? 'frozen' : 'not frozen',
+    },
+  ];
+}
+
 /** Argument texts as models send them, and what the lenient layer answers: the value and the repairs named, or a refusal. */
 const LENIENT: readonly { readonly what: string; readonly text: string; readonly value?: unknown; readonly repairs?: readonly string[] }[] = [
   { what: 'valid JSON', text: '{"order_id":"ORD-7"}', value: { order_id: 'ORD-7' }, repairs: [] },
@@ -109,6 +156,8 @@ const LENIENT: readonly { readonly what: string; readonly text: string; readonly
   },
   { what: 'two objects in prose (refused)', text: 'Either {"order_id":"ORD-7"} or {"order_id":"ORD-8"}.' },
   { what: 'cut short (refused)', text: '{"order_id":"ORD-7","note":"la' },
+  // One whole object inside a list cut short is part of a larger structure, never a call of its own (outside probe 69).
+  { what: 'one object inside a list cut short (refused)', text: 'Refunding both: [{"order_id":"ORD-7","amount":5}, {"order_id":"ORD-8","amou' },
 ];
 
 function lenientParseNamesItsRepairs(): CheckResult[] {
@@ -243,6 +292,15 @@ export function argumentCopyCases(): Case[] {
         file: 'src/harness/argument-copy-cases.ts',
       },
       nestedArgumentsLeftUnfrozen,
+    ),
+    checksCase(
+      {
+        id: 'contract:arguments/arguments-a-schema-hands-back-left-unfrozen',
+        title:
+          "arguments: flat arguments a schema hands back as they are (z.unknown()) reach the tool as a frozen copy; the model client's object is never frozen",
+        file: 'src/harness/argument-copy-cases.ts',
+      },
+      handedBackArgumentsLeftUnfrozen,
     ),
     checksCase(
       {

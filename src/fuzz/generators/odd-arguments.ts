@@ -66,7 +66,18 @@ export function cutJson(args: unknown, by: number): string {
   return text.slice(0, Math.max(1, text.length - Math.max(1, by)));
 }
 
-/** Arguments as the tool's generator makes them, or — rarely — with odd keys, as text with trailing commas, or nested past the limit. */
+/**
+ * `args` as the first item of a JSON list whose second item, another copy, is cut `by` characters short: a whole
+ * object inside a larger, unfinished structure, as a model that batched its calls into a list writes it when its text
+ * is cut. No repair may take the object out and run it (outside probe 69, lenient-embedded-in-structure: a lenient
+ * layer that did passed fuzz, which never sent an object inside brackets).
+ */
+export function insideCutList(args: unknown, by: number): string {
+  const text = JSON.stringify(args ?? {});
+  return `[${text}, ${text.slice(0, Math.max(1, text.length - Math.max(1, by)))}`;
+}
+
+/** Arguments as the tool's generator makes them, or — rarely — with odd keys, as text with trailing commas, inside a cut list, or nested past the limit. */
 export function oddArgumentsArb(args: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
   return fc.oneof(
     { withCrossShrink: true },
@@ -78,6 +89,7 @@ export function oddArgumentsArb(args: fc.Arbitrary<unknown>): fc.Arbitrary<unkno
         .tuple(args, fc.option(fc.constantFrom(...STRING_TAILS), { nil: undefined, freq: 2 }))
         .map(([a, tail]) => withTrailingCommas(tail === undefined ? a : withStringTail(a, tail))),
     },
+    { weight: 1, arbitrary: fc.tuple(args, fc.integer({ min: 1, max: 12 })).map(([a, by]) => insideCutList(a, by)) },
     { weight: 1, arbitrary: fc.constantFrom(65, 3_000).map(deeplyNested) },
   );
 }

@@ -8,7 +8,12 @@
  *   object" (INVALID_ARGUMENTS for unparseable text);
  * - a call that started has, for each field it started with, the value the
  *   reference read for that field (a repair that drops a comma between two
- *   array items, say, runs a different call than the model wrote).
+ *   array items, say, runs a different call than the model wrote);
+ * - text the reference cannot read, with a bracket outside its first `{` and
+ *   last `}`, never starts a call: any object in it is part of a larger
+ *   structure — a list, an object cut short — and taken alone it would be a
+ *   different call (outside probe 69, lenient-embedded-in-structure). An
+ *   object with only prose around it may be repaired; that is not judged here.
  * Arguments sent as data (not text) are not this check's: the adapter parsed them.
  */
 import type { LogEvent } from '../../kernel/index.ts';
@@ -27,12 +32,14 @@ export const argumentsReadAsSent = defineInvariant({
 
 function readAsSent(run: ScenarioRun): string | undefined {
   const texts = new Map<string, { readonly text: string; readonly value: Record<string, unknown> }>();
+  const inStructure = new Map<string, string>();
   for (const e of viewOf(run).known) {
     if (e.type === 'assistant.message') {
       for (const block of e.payload.content) {
         if (block.type !== 'tool_call' || typeof block.args !== 'string') continue;
         const value = referenceRead(block.args);
         if (value !== undefined) texts.set(block.id, { text: block.args, value });
+        else if (bracketOutsideTheObject(block.args)) inStructure.set(block.id, block.args);
       }
       continue;
     }
@@ -44,6 +51,9 @@ function readAsSent(run: ScenarioRun): string | undefined {
       continue;
     }
     if (e.type === 'tool.started') {
+      const structure = inStructure.get(e.payload.callId);
+      if (structure !== undefined)
+        return `call ${e.payload.callId} to ${e.payload.name} started (seq ${e.seq}) from text whose objects lie inside a larger structure (a bracket outside them), which is no call: ${clip(structure)}`;
       const sent = texts.get(e.payload.callId);
       if (!sent) continue;
       const wrong = differingField(e, sent.value);
@@ -78,6 +88,17 @@ export function referenceRead(text: string): Record<string, unknown> | undefined
     if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
   }
   return undefined;
+}
+
+/** Text holding a `{`, with a bracket before its first `{` or after its last `}` (a code fence taken off first). */
+function bracketOutsideTheObject(text: string): boolean {
+  const trimmed = text.trim();
+  const fence = /^```[A-Za-z0-9_-]*[ \t]*\r?\n([\s\S]*?)\r?\n?```$/.exec(trimmed);
+  const inner = fence ? fence[1]! : trimmed;
+  const first = inner.indexOf('{');
+  if (first < 0) return false;
+  const last = inner.lastIndexOf('}');
+  return /[[\]{}]/.test(inner.slice(0, first) + (last > first ? inner.slice(last + 1) : inner.slice(first + 1)));
 }
 
 function parsed(text: string): unknown {
