@@ -32,7 +32,7 @@ import { AgentHost } from '../host/host.ts';
 import { eventsHandler } from '../host/sse.ts';
 import { defineTool, type Agent, type AgentFactory } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
-import { StoreCorruptionError } from '../stores/event-store.ts';
+import { StoreCorruptionError, StoreError } from '../stores/event-store.ts';
 import { MemoryEventStore, type MemoryEventStoreOptions } from '../stores/memory-store.ts';
 import { SqliteEventStore } from '../stores/sqlite-store.ts';
 import { checksCase, type Case } from './cases.ts';
@@ -481,39 +481,56 @@ async function eventsRequests(): Promise<CheckResult[]> {
   }
 }
 
+/** Ways a store fails to read a conversation back, each with what an answer must name. */
+const READ_DAMAGE = [
+  {
+    what: 'a record the store calls corrupt',
+    said: 'record seq 1 is corrupt: not JSON',
+    damage: (store: MemoryEventStore) => {
+      throw new StoreCorruptionError(store.describe, 'order-9', 1, 'not JSON');
+    },
+  },
+  {
+    what: 'a record that does not decode as an event',
+    said: 'no.such.event',
+    damage: async (store: MemoryEventStore, id: string, from?: number) =>
+      (await MemoryEventStore.prototype.read.call(store, id, from)).map((r) => (r.seq === 1 ? { ...r, type: 'no.such.event' } : r)),
+  },
+  {
+    what: 'a store that failed (its connection lost)',
+    said: 'connection to the database lost',
+    damage: () => {
+      throw new StoreError('connection to the database lost');
+    },
+  },
+] as const;
+
 /**
- * A follower of a conversation the store cannot read back is answered as a POST is: 500, the server's fault — a
- * record the store calls corrupt, and one it hands back that does not decode as an event (outside probe 68: with
- * the store's errors answered 400, "your request was wrong", every case passed).
+ * A host over a store that held one turn of `order-9` and now fails to read it back with `damage`, as after a restart
+ * (review of stop 69: with the first host closed, the store was closed too, and every read answered "the store is
+ * closed"; the first host is halted instead, as a process that died).
+ */
+async function hostOverADamagedStore(damage: (typeof READ_DAMAGE)[number]['damage']): Promise<AgentHost> {
+  const store = new MemoryEventStore();
+  const host = new AgentHost({ config: defaultHostConfig(), store, model: model(), agent: AGENT });
+  try {
+    await host.handle('order-9', 'Where is ORD-1001?');
+  } finally {
+    host.halt();
+  }
+  store.read = ((id: string, from?: number) => Promise.resolve().then(() => damage(store, id, from))) as typeof store.read;
+  return new AgentHost({ config: defaultHostConfig(), store, model: model(), agent: AGENT });
+}
+
+/**
+ * A follower of a conversation the store cannot read back is answered 500, the server's fault — a record the store
+ * calls corrupt, one it hands back that does not decode as an event, a store that failed (outside probe 68: with the
+ * store's errors answered 400, "your request was wrong", every case passed).
  */
 async function eventsStoreUnreadable(): Promise<CheckResult[]> {
   const checks: CheckResult[] = [];
-  for (const [name, said, damage] of [
-    [
-      'a record the store calls corrupt: 500',
-      'record seq 1 is corrupt: not JSON',
-      (store: MemoryEventStore) => {
-        throw new StoreCorruptionError(store.describe, 'order-9', 1, 'not JSON');
-      },
-    ],
-    [
-      'a record that does not decode as an event: 500',
-      'no.such.event',
-      async (store: MemoryEventStore, id: string, from?: number) =>
-        (await MemoryEventStore.prototype.read.call(store, id, from)).map((r) => (r.seq === 1 ? { ...r, type: 'no.such.event' } : r)),
-    ],
-  ] as const) {
-    const store = new MemoryEventStore();
-    const host = new AgentHost({ config: defaultHostConfig(), store, model: model(), agent: AGENT });
-    try {
-      await host.handle('order-9', 'Where is ORD-1001?');
-    } finally {
-      host.halt(); // as a process that died: the store stays open for the next
-    }
-    // A new host over the damaged store, as after a restart: it reads the conversation from the store (review of
-    // stop 69: with the first host closed, the store was closed too, and every read answered "the store is closed").
-    store.read = ((id: string, from?: number) => Promise.resolve().then(() => damage(store, id, from))) as typeof store.read;
-    const reader = new AgentHost({ config: defaultHostConfig(), store, model: model(), agent: AGENT });
+  for (const { what, said, damage } of READ_DAMAGE) {
+    const reader = await hostOverADamagedStore(damage);
     const server = createServer(eventsHandler(reader, { heartbeatMs: 0 }));
     try {
       await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
@@ -522,7 +539,7 @@ async function eventsStoreUnreadable(): Promise<CheckResult[]> {
       });
       const body = await response.text();
       checks.push({
-        name,
+        name: `${what}: 500`,
         passed: response.status === 500 && body.includes(said),
         message: `${response.status} ${body.slice(0, 200)}`,
         expected: `500 …${said}…`,
@@ -530,6 +547,33 @@ async function eventsStoreUnreadable(): Promise<CheckResult[]> {
       });
     } finally {
       if (server.listening) await new Promise((resolve) => server.close(resolve));
+      await reader.close();
+    }
+  }
+  return checks;
+}
+
+/**
+ * A message to a conversation the store cannot read back is answered as the failure is: 500 for a damaged store (a
+ * corrupt record, one that is no event: retrying cannot help), 503 for a store that failed (retry later), each naming
+ * it, the message not stored (outside probe 69, host-open-corrupt-503: a corrupt store answered "retry later" passed
+ * every case; only a unit test sent a message to one).
+ */
+async function messageToAnUnreadableConversation(): Promise<CheckResult[]> {
+  const checks: CheckResult[] = [];
+  for (const [{ what, said, damage }, status] of READ_DAMAGE.map((d, i) => [d, i < 2 ? 500 : 503] as const)) {
+    const reader = await hostOverADamagedStore(damage);
+    try {
+      const answer = await reader.handle('order-9', 'Any news on ORD-1001?');
+      const error = answer.error ?? '';
+      checks.push({
+        name: `${what}: ${status}, naming it`,
+        passed: answer.status === status && error.includes(said) && answer.turns.length === 0,
+        message: `${answer.status} ${error.slice(0, 200)}`,
+        expected: `${status} …${said}…`,
+        actual: `${answer.status} ${error.slice(0, 200)}`,
+      });
+    } finally {
       await reader.close();
     }
   }
@@ -893,10 +937,18 @@ export function hostCases(): Case[] {
     checksCase(
       {
         id: 'contract:host/events-stream-store-unreadable',
-        title: 'host: the SSE handler answers 500 when the store cannot read the conversation back (a corrupt record, one that is no event)',
+        title: 'host: the SSE handler answers 500 when the store cannot read the conversation back (a corrupt record, one that is no event, a failed store)',
         file: FILE,
       },
       eventsStoreUnreadable,
+    ),
+    checksCase(
+      {
+        id: 'contract:host/message-to-an-unreadable-conversation',
+        title: 'host: a message to a conversation the store cannot read back is answered 500 for a damaged store, 503 for a failed one, naming it',
+        file: FILE,
+      },
+      messageToAnUnreadableConversation,
     ),
     checksCase(
       { id: 'contract:host/turn-cost-in-the-answer', title: 'host: with prices in its config, each turn in the answer carries its cost', file: FILE },

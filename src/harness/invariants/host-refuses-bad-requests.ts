@@ -2,7 +2,7 @@
  * The production host refuses what its README says it refuses, at once, with
  * 400, storing nothing and echoing no secret: a conversation id outside 1–200
  * letters, digits, ".", "_", ":" or "-" or naming a secret, a message id outside
- * that syntax, an unknown intent, a text holding a lone UTF-16 surrogate
+ * that syntax, an unknown intent, a text holding a lone UTF-16 surrogate, a `traceparent` that is not W3C
  * (world/bad-requests.ts sends them after each
  * production-host case). A host that took `orders/1001` would key the store, its
  * spans and the tools' idempotency keys with it (outside probe 7, plant P21).
@@ -12,7 +12,7 @@ import { defineInvariant, loopgateOnly } from './invariant.ts';
 
 export const hostRefusesBadRequests = defineInvariant({
   id: 'host-refuses-bad-requests',
-  title: 'the production host answers a bad conversation id, message id or intent 400 at once, storing nothing',
+  title: 'the production host answers a bad conversation id, message id, intent or traceparent 400 at once, storing nothing',
   appliesTo: loopgateOnly('a peer has no production host of loopgate’s'),
   check: (run: ScenarioRun) => {
     for (const r of run.badRequests ?? []) {

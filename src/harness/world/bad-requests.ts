@@ -2,7 +2,8 @@
  * After a production-host case, a client sends what the README says the host
  * refuses (README, "Running the production host"): conversation ids outside
  * 1–200 letters, digits, ".", "_", ":" or "-", or naming one of the agent's
- * secrets; a message id outside the same syntax or naming a secret; an unknown intent. Each must
+ * secrets; a message id outside the same syntax or naming a secret; an unknown intent; a `traceparent` that is
+ * not W3C trace context. Each must
  * be answered 400 at once, with nothing stored and no secret echoed;
  * `host-refuses-bad-requests` judges what came back. An id such as `a/b` keys
  * the store, every span and the tools' idempotency keys (`conversation/tool:call`),
@@ -57,7 +58,7 @@ async function send(
   store: MemoryEventStore,
   secrets: readonly string[],
 ): Promise<readonly BadRequest[]> {
-  const requests: { what: string; conversationId: string; messageId?: string; intent?: string; text?: string; options?: unknown }[] = [
+  const requests: { what: string; conversationId: string; messageId?: string; intent?: string; text?: string; traceparent?: string; options?: unknown }[] = [
     { what: 'an empty conversation id', conversationId: '' },
     { what: 'a conversation id with "/"', conversationId: 'orders/1001' },
     { what: 'a conversation id with a space', conversationId: 'order 1001' },
@@ -75,6 +76,14 @@ async function send(
     { what: 'options that are null', conversationId: 'bad-request-options-null', options: null },
     { what: 'a signal that is no AbortSignal', conversationId: 'bad-request-signal', options: { signal: { aborted: false } } },
     { what: 'an unknown intent', conversationId: 'bad-request-intent', intent: 'shout' },
+    // A caller's span the host cannot read: taken, the turn is traced as a root the caller never asked for, or
+    // as a child of an all-zero id no backend joins (outside probe 69: a host that ignored the refusal passed).
+    { what: 'a traceparent that is not W3C', conversationId: 'bad-request-traceparent', traceparent: '00-not-a-trace-01' },
+    {
+      what: 'a traceparent with an all-zero trace id',
+      conversationId: 'bad-request-traceparent-zero',
+      traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01`,
+    },
     // Half a UTF-16 pair is no text: a provider that refuses ill-formed Unicode would fail this turn and every later one
     // of the conversation, its history carrying it (outside probe 29, F12).
     { what: 'a message text holding a lone surrogate', conversationId: 'bad-request-text', text: 'Where is ORD-1001? \ud800' },
@@ -99,6 +108,7 @@ async function send(
           : {
               ...(r.messageId !== undefined ? { messageId: r.messageId } : {}),
               ...(r.intent !== undefined ? { intent: r.intent as 'follow_up' } : {}),
+              ...(r.traceparent !== undefined ? { traceparent: r.traceparent } : {}),
             },
       ),
       late,
