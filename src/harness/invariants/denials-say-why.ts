@@ -7,6 +7,13 @@
  * says a person or a rule said no ("do not retry the same call"), so a model
  * told that about a call the user merely interrupted stops offering it.
  *
+ * A DENIED answer also tells the model the reason the decider gave, when it
+ * gave one: a rule's own `reason`, the approver's "the approver denied this
+ * call", no approver to ask, no answer in time (outside probe 69,
+ * deny-reason-dropped: a denial that named its rule and dropped the reason
+ * passed every property). A message cut at half the output cap must be the
+ * start of the sentence that tells it.
+ *
  * Read in the log: each `policy.decision` of `deny` by a policy rule, its
  * default or the approver, and the `tool.result` written for that call after it
  * in the same turn, when that result says DENIED or CANCELLED (one the loop
@@ -28,7 +35,7 @@ const DECIDERS: ReadonlySet<string> = new Set(['approver', 'policy', 'default'])
 
 export const denialsSayWhy = defineInvariant({
   id: 'denials-say-why',
-  title: 'a call cancelled while it waited for approval is answered CANCELLED, a denied one DENIED',
+  title: 'a call cancelled while it waited for approval is answered CANCELLED, a denied one DENIED, told the reason its decider gave',
   appliesTo: loopgateOnly('the decisions and the results are in loopgate’s event log'),
   check: (run) => saidWhy(run),
 });
@@ -54,6 +61,31 @@ function saidWhy(run: ScenarioRun): string | undefined {
       const why = cancelled ? 'its turn was cancelled while it waited for the approver' : `${decision.payload.by} denied it (${decision.payload.rule})`;
       return `call ${e.payload.callId} to ${e.payload.name}: ${why} (seq ${decision.seq}), but it was answered ${got} (seq ${e.seq}), not ${owed}`;
     }
+    const reason = owed === 'DENIED' ? reasonGiven(run, decision) : undefined;
+    if (reason === undefined || run.secrets.some((s) => s.length > 0 && reason.includes(s))) continue;
+    const { by, rule } = decision.payload;
+    const told = `${e.payload.name} was denied (${by}: ${rule}): ${reason}. It did not run.`;
+    const message = e.payload.error?.error_message ?? '';
+    const cut = CUT.exec(message);
+    if (cut ? !told.startsWith(message.slice(0, cut.index)) : !message.includes(`(${by}: ${rule}): ${reason}.`))
+      return `call ${e.payload.callId} to ${e.payload.name}: ${by} denied it (${rule}) saying "${reason}" (seq ${decision.seq}), but the model was not told that (seq ${e.seq}): ${JSON.stringify(message.slice(0, 200))}`;
   }
+  return undefined;
+}
+
+/** The marker of a message cut to fit the output cap (tools/truncate.ts). */
+const CUT = /\n\n\[output truncated: showing the first \d+ of \d+ characters; \d+ characters were cut\. The full output is kept in the log\.\]$/;
+
+/**
+ * The reason the decider gave for a denial, when the case knows it: a policy rule's own `reason` (the permissions the
+ * case ran with), or the loop's fixed reasons for an approver's no, no approver, and no answer in time. The approver's
+ * invalid answers and errors carry their own details, and a default deny none: not judged.
+ */
+function reasonGiven(run: ScenarioRun, decision: Decision): string | undefined {
+  const { by, rule } = decision.payload;
+  if (by === 'policy') return run.permissions.policy?.rules?.find((r) => r.id === rule)?.reason;
+  if (by === 'approver') return rule === 'approver_invalid_answer' || rule === 'approver_error' ? undefined : 'the approver denied this call';
+  if (by === 'default' && rule === 'no_approver') return 'approval is required and no approver is configured';
+  if (by === 'default' && rule === 'approval_timeout') return 'no answer from the approver in time';
   return undefined;
 }
