@@ -52,20 +52,36 @@ function runningConversation(secrets: readonly string[]): { source: FollowSource
   return { source, store };
 }
 
+/** `waiting`, or 'hung' after 5 s (the timer cleared either way). */
+async function within<T>(waiting: Promise<T>): Promise<T | 'hung'> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([waiting, new Promise<'hung'>((resolve) => (timer = setTimeout(resolve, 5_000, 'hung')))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * A follower of `source`'s conversation and its first event (the stored one, replayed), each wait bounded: 'hung'
+ * when either never comes.
+ */
+async function followAndReplay(source: FollowSource, signal: AbortSignal, seen: AnyEvent[]): Promise<AsyncIterator<AnyEvent> | 'hung'> {
+  const events = await within(followConversation(source, CONVERSATION, { signal }));
+  if (events === 'hung') return 'hung';
+  const iterator = events[Symbol.asyncIterator]();
+  const first = await within(iterator.next());
+  if (first === 'hung') return 'hung';
+  if (!first.done) seen.push(first.value);
+  return iterator;
+}
+
 /**
  * Reads a follower to its end from `next` on, into `seen`, each wait bounded: a follower that never ends fails its
  * case instead of holding the run. The caller aborts the follow when done, whatever this answered (return() would
  * queue behind a pending next(), so a follower still waiting would stay subscribed).
  */
 async function readToEnd(iterator: AsyncIterator<AnyEvent>, next: Promise<IteratorResult<AnyEvent>>, seen: AnyEvent[]): Promise<'ended' | 'hung'> {
-  const within = async (waiting: Promise<IteratorResult<AnyEvent>>) => {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([waiting, new Promise<'hung'>((resolve) => (timer = setTimeout(resolve, 5_000, 'hung')))]);
-    } finally {
-      clearTimeout(timer);
-    }
-  };
   for (let answer = await within(next); ; answer = await within(iterator.next())) {
     if (answer === 'hung') return 'hung';
     if (answer.done) return 'ended';
@@ -79,9 +95,8 @@ async function liveEventsFromTheStoreRedacted(): Promise<CheckResult[]> {
   const stop = new AbortController();
   let hung = false;
   try {
-    const iterator = (await followConversation(source, CONVERSATION, { signal: stop.signal }))[Symbol.asyncIterator]();
-    const first = await iterator.next(); // the stored event, replayed
-    if (!first.done) seen.push(first.value);
+    const iterator = await followAndReplay(source, stop.signal, seen);
+    if (iterator === 'hung') return hungCheck(seen);
     // Another writer stores an event holding a value this host knows as a secret; the follower is woken with no log.
     store(event(1, `My recovery code is ${SECRET}, please unlock my account.`));
     hung = (await readToEnd(iterator, iterator.next(), seen)) === 'hung';
@@ -120,9 +135,8 @@ async function followerWaitsOutARunningTurn(): Promise<CheckResult[]> {
   const seen: AnyEvent[] = [];
   let hung = false;
   try {
-    const iterator = (await followConversation(source, CONVERSATION, { signal: stop.signal }))[Symbol.asyncIterator]();
-    const first = await iterator.next(); // the stored event, replayed
-    if (!first.done) seen.push(first.value);
+    const iterator = await followAndReplay(source, stop.signal, seen);
+    if (iterator === 'hung') return hungCheck(seen);
     // The follower has caught up while the turn still runs: it asks for the next event before anything more is stored.
     const waiting = iterator.next();
     await new Promise((resolve) => setImmediate(resolve));
@@ -138,6 +152,20 @@ async function followerWaitsOutARunningTurn(): Promise<CheckResult[]> {
       passed: !hung && seqs === '[0,1]',
       message: `seqs yielded: ${seqs}${hung ? ', then it never ended' : ''}`,
       expected: '[0,1]',
+      actual: seqs,
+    },
+  ];
+}
+
+/** The one check of a case whose follower never started, or never replayed what was stored. */
+function hungCheck(seen: readonly AnyEvent[]): CheckResult[] {
+  const seqs = JSON.stringify(seen.map((e) => e.seq));
+  return [
+    {
+      name: 'the follower starts and replays what is stored',
+      passed: false,
+      message: `seqs yielded: ${seqs}, then it waited 5 s for more`,
+      expected: '[0]',
       actual: seqs,
     },
   ];

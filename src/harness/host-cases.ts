@@ -481,11 +481,12 @@ async function eventsRequests(): Promise<CheckResult[]> {
   }
 }
 
-/** Ways a store fails to read a conversation back, each with what an answer must name. */
+/** Ways a store fails to read a conversation back, each with what an answer must name and its status (a POST's and a follower's alike). */
 const READ_DAMAGE = [
   {
     what: 'a record the store calls corrupt',
     said: 'record seq 1 is corrupt: not JSON',
+    status: 500,
     damage: (store: MemoryEventStore) => {
       throw new StoreCorruptionError(store.describe, 'order-9', 1, 'not JSON');
     },
@@ -493,12 +494,14 @@ const READ_DAMAGE = [
   {
     what: 'a record that does not decode as an event',
     said: 'no.such.event',
+    status: 500,
     damage: async (store: MemoryEventStore, id: string, from?: number) =>
       (await MemoryEventStore.prototype.read.call(store, id, from)).map((r) => (r.seq === 1 ? { ...r, type: 'no.such.event' } : r)),
   },
   {
     what: 'a store that failed (its connection lost)',
     said: 'connection to the database lost',
+    status: 503,
     damage: () => {
       throw new StoreError('connection to the database lost');
     },
@@ -523,13 +526,14 @@ async function hostOverADamagedStore(damage: (typeof READ_DAMAGE)[number]['damag
 }
 
 /**
- * A follower of a conversation the store cannot read back is answered 500, the server's fault — a record the store
- * calls corrupt, one it hands back that does not decode as an event, a store that failed (outside probe 68: with the
- * store's errors answered 400, "your request was wrong", every case passed).
+ * A follower of a conversation the store cannot read back is answered as a POST is, the server's fault: 500 for a
+ * record the store calls corrupt or one it hands back that does not decode as an event, 503 for a store that failed
+ * (outside probe 68: with the store's errors answered 400, "your request was wrong", every case passed; review of
+ * stop 70: a failed store was answered 500 here and 503 to a POST).
  */
 async function eventsStoreUnreadable(): Promise<CheckResult[]> {
   const checks: CheckResult[] = [];
-  for (const { what, said, damage } of READ_DAMAGE) {
+  for (const { what, said, status, damage } of READ_DAMAGE) {
     const reader = await hostOverADamagedStore(damage);
     const server = createServer(eventsHandler(reader, { heartbeatMs: 0 }));
     try {
@@ -539,10 +543,10 @@ async function eventsStoreUnreadable(): Promise<CheckResult[]> {
       });
       const body = await response.text();
       checks.push({
-        name: `${what}: 500`,
-        passed: response.status === 500 && body.includes(said),
+        name: `${what}: ${status}`,
+        passed: response.status === status && body.includes(said),
         message: `${response.status} ${body.slice(0, 200)}`,
-        expected: `500 …${said}…`,
+        expected: `${status} …${said}…`,
         actual: `${response.status} ${body.slice(0, 200)}`,
       });
     } finally {
@@ -561,7 +565,7 @@ async function eventsStoreUnreadable(): Promise<CheckResult[]> {
  */
 async function messageToAnUnreadableConversation(): Promise<CheckResult[]> {
   const checks: CheckResult[] = [];
-  for (const [{ what, said, damage }, status] of READ_DAMAGE.map((d, i) => [d, i < 2 ? 500 : 503] as const)) {
+  for (const { what, said, status, damage } of READ_DAMAGE) {
     const reader = await hostOverADamagedStore(damage);
     try {
       const answer = await reader.handle('order-9', 'Any news on ORD-1001?');
@@ -937,7 +941,8 @@ export function hostCases(): Case[] {
     checksCase(
       {
         id: 'contract:host/events-stream-store-unreadable',
-        title: 'host: the SSE handler answers 500 when the store cannot read the conversation back (a corrupt record, one that is no event, a failed store)',
+        title:
+          'host: the SSE handler answers as a POST when the store cannot read the conversation back: 500 for a corrupt record or one that is no event, 503 for a failed store',
         file: FILE,
       },
       eventsStoreUnreadable,

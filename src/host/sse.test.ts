@@ -168,7 +168,7 @@ describe('GET /conversations/{id}/events (SSE)', () => {
     }
     expect(answers).toEqual([
       [400, 'from 9 is past the end of conversation c1 (3 events)'],
-      [500, 'the store is closed'],
+      [503, 'the store is closed'],
       [500, 'conversation c1 record seq 2: not an event: payload.text must be a string'],
       [500, 'a bug'],
     ]);

@@ -14,15 +14,16 @@
 import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InputError, LogReadError, type AnyEvent, type Redactor } from '../kernel/index.ts';
-import { StoreError } from '../stores/event-store.ts';
+import { StoreCorruptionError, StoreError } from '../stores/event-store.ts';
 import type { FollowOptions } from './follow.ts';
 
 /** What the handler needs from the host (an `AgentHost`). */
 export interface FollowableHost {
   /**
-   * What this rejects with before the stream starts is answered as plain text (redacted): an `InputError`
-   * (a bad `from`: not a seq, or past the end) 400, the client's; a `StoreError` or `LogReadError` (a store
-   * that cannot be read, a record that does not decode as an event) and anything else 500, the server's.
+   * What this rejects with before the stream starts is answered as plain text (redacted), as a POST is: an
+   * `InputError` (a bad `from`: not a seq, or past the end) 400, the client's; a `StoreCorruptionError` or
+   * `LogReadError` (a damaged store, a record that does not decode as an event) 500; another `StoreError` (a
+   * store that failed or is closing) 503, retry later; anything else 500.
    */
   follow(conversationId: string, options: FollowOptions): Promise<AsyncIterable<AnyEvent>>;
   readonly redact: Redactor;
@@ -62,6 +63,18 @@ export function eventsHandler(host: FollowableHost, options: EventStreamOptions 
   };
 }
 
+/**
+ * What a follow that failed before the stream started is answered, as a POST is (host.ts, openFailureStatus): a bad
+ * request is the client's (400); a damaged store — a hole, a record it calls corrupt, one that does not decode as an
+ * event — is the server's and retrying cannot help (500; review of stop 69: an undecodable record was a 400); a store
+ * that failed — a lost connection, a store closing — may answer later (503); anything else is a bug (500).
+ */
+function followFailureStatus(error: unknown): 400 | 500 | 503 {
+  if (error instanceof StoreCorruptionError || error instanceof LogReadError) return 500;
+  if (error instanceof StoreError) return 503;
+  return error instanceof InputError ? 400 : 500;
+}
+
 /** Streams one conversation's events to `res`. Resolves when the stream has ended (the work ended, or the client left). */
 export async function streamEvents(
   host: FollowableHost,
@@ -82,11 +95,7 @@ export async function streamEvents(
   } catch (error) {
     req.off('close', onClose);
     res.off('close', onClose);
-    // A bad request is the client's (400); a store that cannot be read (a hole, a damaged record, one that does not
-    // decode as an event) is the server's, as a POST answers it (review of stop 69: an undecodable record was a 400).
-    const unreadable = error instanceof StoreError || error instanceof LogReadError;
-    const status = error instanceof InputError && !unreadable ? 400 : 500;
-    return plain(res, status, host.redact((error as Error)?.message ?? String(error)));
+    return plain(res, followFailureStatus(error), host.redact((error as Error)?.message ?? String(error)));
   }
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',

@@ -130,9 +130,9 @@ export const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(
   },
   { weight: 1, arbitrary: fc.constant<Behaviour>({ throw: 'fuzz: the tool threw' }) },
   // A throw whose text quotes the passphrase over and over, as an upstream's error log echoes the credential it was
-  // given: an error message is cut to half the output cap, so the cut falls inside a copy, and only an error redacted
-  // before it is cut keeps the copy's head out (outside probe 67, tool-err-redact: error messages cut unredacted
-  // passed fuzz, whose throws never held a secret; `secret-fragments-never-leave`, when the case lists it).
+  // given: an error message is cut to half the output cap, inside a copy. Cut before it is redacted, the log's own
+  // redaction then shortens what the cut's marker counted: `tool-output-capped`, when the case lists the secrets (outside
+  // probe 67, tool-err-redact: error messages cut unredacted passed fuzz, whose throws never held a secret).
   {
     weight: 1,
     arbitrary: fc
@@ -144,7 +144,8 @@ export const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(
   { weight: 1, arbitrary: fc.constant<Behaviour>({ return: { ok: true, note: 'scripted output' } }) },
   { weight: 1, arbitrary: longOutputArb.map((text): Behaviour => ({ return: text })) },
   // The passphrase over and over, past the generated cap and past the default one: the cut falls inside a copy
-  // (output cut before it is redacted leaks the copy's head: `secret-fragments-never-leave`, when the case lists it).
+  // (output cut before it is redacted: the log's redaction of a copy's head, half of it or more, shortens what the cut's
+  // marker counted, `tool-output-capped`; a shorter head is no piece the redactor or `secret-fragments-never-leave` know).
   {
     weight: 1,
     arbitrary: fc

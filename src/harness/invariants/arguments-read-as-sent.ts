@@ -10,10 +10,12 @@
  *   reference read for that field (a repair that drops a comma between two
  *   array items, say, runs a different call than the model wrote);
  * - text the reference cannot read, with a bracket outside its first `{` and
- *   last `}`, never starts a call: any object in it is part of a larger
+ *   last `}`, never starts a call: an object in it is taken as part of a larger
  *   structure — a list, an object cut short — and taken alone it would be a
- *   different call (outside probe 69, lenient-embedded-in-structure). An
- *   object with only prose around it may be repaired; that is not judged here.
+ *   different call (outside probe 69, lenient-embedded-in-structure). The rule
+ *   is conservative, as the lenient layer's own: a bracket in the prose around
+ *   an object (`see [docs]: {…}`) counts too. An object with only bracket-free
+ *   prose around it may be repaired; that is not judged here.
  * Arguments sent as data (not text) are not this check's: the adapter parsed them.
  */
 import type { LogEvent } from '../../kernel/index.ts';

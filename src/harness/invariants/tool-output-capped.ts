@@ -69,6 +69,7 @@ function errorMessageCapped(text: string, half: number): string | undefined {
   const shown = text.length - marker[0].length;
   if (shown !== first) return `says it shows the first ${first} characters, but shows ${shown}`;
   if (first > half || first < half - 1) return `shows ${first} characters of a cut message, not the ${half} (half the cap) it may hold`;
-  if (first + cut !== total) return `: ${first} shown + ${cut} cut is not the ${total} it says the message had`;
+  if (first + cut !== total) return `says ${first} shown + ${cut} cut, not the ${total} it says the message had`;
+  if (total <= half) return `was cut although its ${total} characters fit the ${half} (half the cap) it may hold`;
   return undefined;
 }

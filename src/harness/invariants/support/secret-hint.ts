@@ -4,5 +4,9 @@
  * tell two configured secrets apart, never the whole of a short one.
  */
 export function secretHint(secret: string): string {
-  return `${secret.slice(0, Math.min(4, Math.floor(secret.length / 4)))}…, ${secret.length} characters`;
+  let shown = Math.min(4, Math.floor(secret.length / 4));
+  // Never half a character: a high surrogate last would put a lone one into the reports.
+  const last = secret.charCodeAt(shown - 1);
+  if (shown > 0 && last >= 0xd800 && last <= 0xdbff) shown--;
+  return `${secret.slice(0, shown)}…, ${secret.length} characters`;
 }
