@@ -24,6 +24,7 @@ import type { LogEvent } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, loopgateOnly } from './invariant.ts';
 import { viewOf } from './support/log-view.ts';
+import { MARKER } from './tool-output-capped.ts';
 
 type Decision = Extract<LogEvent, { type: 'policy.decision' }>;
 
@@ -66,15 +67,12 @@ function saidWhy(run: ScenarioRun): string | undefined {
     const { by, rule } = decision.payload;
     const told = `${e.payload.name} was denied (${by}: ${rule}): ${reason}. It did not run.`;
     const message = e.payload.error?.error_message ?? '';
-    const cut = CUT.exec(message);
+    const cut = MARKER.exec(message);
     if (cut ? !told.startsWith(message.slice(0, cut.index)) : !message.includes(`(${by}: ${rule}): ${reason}.`))
       return `call ${e.payload.callId} to ${e.payload.name}: ${by} denied it (${rule}) saying "${reason}" (seq ${decision.seq}), but the model was not told that (seq ${e.seq}): ${JSON.stringify(message.slice(0, 200))}`;
   }
   return undefined;
 }
-
-/** The marker of a message cut to fit the output cap (tools/truncate.ts). */
-const CUT = /\n\n\[output truncated: showing the first \d+ of \d+ characters; \d+ characters were cut\. The full output is kept in the log\.\]$/;
 
 /**
  * The reason the decider gave for a denial, when the case knows it: a policy rule's own `reason` (the permissions the

@@ -21,7 +21,9 @@ import { viewOf } from './support/log-view.ts';
  */
 const LOOP_NOTICES = new Set(['NOT_RUN', 'INTERRUPTED', 'PIPELINE_ERROR']);
 
-const MARKER = /\n\n\[output truncated: showing the first (\d+) of (\d+) characters; (\d+) characters were cut\. The full output is kept in the log\.\]$/;
+/** The marker of a text cut to fit the output cap (tools/truncate.ts): shown, total and cut lengths. */
+export const MARKER =
+  /\n\n\[output truncated: showing the first (\d+) of (\d+) characters; (\d+) characters were cut\. The full output is kept in the log\.\]$/;
 
 export const toolOutputCapped = defineInvariant({
   id: 'tool-output-capped',
