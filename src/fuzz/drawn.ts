@@ -58,6 +58,15 @@ export const FAMILIES: readonly Family[] = [
     present: (c) => (c.scenario.provider as { fallback?: unknown }).fallback !== undefined,
     needs: 'fallback',
   },
+  // The fallback's first answer an error the retry tiers take: the chain must move past it (probe 69, fallback-from-start).
+  {
+    id: 'a fallback model that fails first',
+    rate: 0.04,
+    present: (c) => (c.scenario.provider as { fallback?: readonly Step[] }).fallback?.[0]?.error !== undefined,
+    needs: 'fallback',
+  },
+  // A step's calls sent again later, ids and arguments as they were: repeats (probe 69, journal-repeat-started).
+  { id: 'a call sent again', rate: 0.07, present: (c) => sentAgain(steps(c)) },
   {
     id: 'a crash',
     rate: 0.05,
@@ -90,6 +99,18 @@ export const FAMILIES: readonly Family[] = [
     needs: 'prompt-fragments',
   },
 ];
+
+/** Whether a step's calls are the calls of an earlier step: ids, tools and arguments. */
+function sentAgain(script: readonly Step[]): boolean {
+  const seen = new Set<string>();
+  for (const step of script) {
+    if (step.tool_use === undefined) continue;
+    const calls = JSON.stringify(step.tool_use);
+    if (seen.has(calls)) return true;
+    seen.add(calls);
+  }
+  return false;
+}
 
 /** Counts the families `fuzzCase` draws into `drawn`. */
 export function tallyDrawn(drawn: Map<string, number>, fuzzCase: FuzzCase): void {

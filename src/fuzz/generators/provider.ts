@@ -261,9 +261,64 @@ export function providerScriptArb(tools: readonly FuzzTool[], maxLength = 10): f
     { weight: 1, arbitrary: rateLimitedAfterRetriesArb },
     { weight: 1, arbitrary: rateLimitedPastLimitArb },
   );
-  return fc.array(chunk, { minLength: 0, maxLength }).map((chunks) => chunks.flat().slice(0, maxLength));
+  return fc
+    .tuple(fc.array(chunk, { minLength: 0, maxLength }), sometimes(resendArb, 15))
+    .map(([chunks, resend]) => resent(chunks.flat(), resend).slice(0, maxLength));
+}
+
+/**
+ * Now and then the model sends a step's calls again later — their ids, tools and arguments as they were — once, or
+ * twice a few steps apart, as a model does after a denial, a failure or a new question. Each is a repeat of a call the
+ * conversation holds (ALREADY_STARTED once the first started; run only when none of the chain did). Drawn only from
+ * fresh arguments before, a third send of a denied call whose second send ran was never met, and a journal that asked
+ * only whether the first of the chain started ran it twice (outside probe 69, journal-repeat-started: seed 1 passed).
+ */
+const resendArb = fc.record({ pick: fc.nat(9), gaps: fc.array(fc.nat(3), { minLength: 1, maxLength: 2 }) });
+
+function resent(script: readonly ProviderStep[], resend: { readonly pick: number; readonly gaps: readonly number[] } | undefined): ProviderStep[] {
+  const withCalls = script.flatMap((step, i) => (step.tool_use !== undefined ? [i] : []));
+  if (resend === undefined || withCalls.length === 0) return [...script];
+  const from = withCalls[resend.pick % withCalls.length]!;
+  const step = script[from]!;
+  // Calls with no id would be given fresh ones by the fake: the copy names them, the first send too.
+  const calls = step.tool_use!.map((call, k) => (call.id !== undefined ? call : { ...call, id: `again${k}` }));
+  const out = [...script];
+  out[from] = { ...step, tool_use: calls };
+  let at = from + 1;
+  for (const gap of resend.gaps) {
+    at = Math.min(out.length, at + gap);
+    out.splice(at, 0, { tool_use: calls });
+    at++;
+  }
+  return out;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The fallback client's script. A quarter of the time it fails first with an error the retry tiers take: the step's
+ * tiers are spent by then (scenario.ts, `reachingTheFallback`), so the chain must move on past it — to the next
+ * fallback, or fail the turn. Drawn only as one step among many, a failing first answer from the fallback was too rare
+ * for fuzz to meet a chain that offered the fallback itself again (outside probe 69, fallback-from-start: seed 1
+ * passed it). Mostly with no retry-after (one closes the fallback's own window, which hides where the chain goes
+ * next); a third of the time a 429 whose retry-after is past any limit the config draws, and the primary then fails
+ * past its tiers again in the next turn, inside that window: the fallback must not be asked (outside probe 69,
+ * fallback-window-ignored).
+ */
+export function fallbackScriptArb(tools: readonly FuzzTool[]): fc.Arbitrary<ProviderStep[]> {
+  const failsFirst = fc
+    .tuple(
+      fc.oneof(
+        { weight: 2, arbitrary: fc.constantFrom<ErrorSpec>({ kind: 'server_error', status: 503 }, { kind: 'overloaded', status: 529 }, { kind: 'network' }) },
+        {
+          weight: 1,
+          arbitrary: fc.integer({ min: 90_001, max: 600_000 }).map((retryAfterMs): ErrorSpec => ({ kind: 'rate_limited', status: 429, retryAfterMs })),
+        },
+      ),
+      providerScriptArb(tools, 2),
+    )
+    .map(([error, rest]): ProviderStep[] => [{ error }, ...rest]);
+  return fc.oneof({ withCrossShrink: true }, { weight: 3, arbitrary: providerScriptArb(tools, 3) }, { weight: 1, arbitrary: failsFirst });
 }

@@ -11,10 +11,11 @@ import { bystanderArb, bystanderCrashArb, toBystander, type BystanderParts } fro
 import { aimedOverlapArb, compactionArb, overlapCompaction, overlapScript, withOverlapTurns } from './compaction.ts';
 import { buildInbox, inboxCommandsArb, isPost, type InboxCommand } from './inbox.ts';
 import { approverArb, operatorArb, policyArb, visibilityArb } from './policy.ts';
-import { providerScriptArb } from './provider.ts';
+import { fallbackScriptArb, providerScriptArb } from './provider.ts';
 import { sometimes } from './optional.ts';
 import { promptArb } from './prompt.ts';
 import { wireCaseArb } from './wire.ts';
+import { DEFAULT_RETRY } from '../../kernel/index.ts';
 import { crashAtArb, failAppendsArb, failReceiptsArb, failWriteAheadsArb, storeCrashArb, type StoreCrash } from './store.ts';
 import { PROBE_TOOL, toolOverridesArb, withBrokenExecutor, withSkippedRedaction, withSpanMisuse, type FuzzTool, type SideEffectLevel } from './tools.ts';
 import { checkpointsArb, claimArb } from './turn-hooks.ts';
@@ -50,7 +51,7 @@ export interface FuzzCaseOptions {
    * faults). Default 4; never where `crashes: false` or `production: 0`.
    */
   readonly bystanderCrash?: number;
-  /** Percent of cases aimed at a repeated STATEFUL or CRITICAL call, half of them across a crash (`aimedRepeat`). Default 8. */
+  /** Percent of cases aimed at a repeated STATEFUL or CRITICAL call, a quarter aimed at a denied first send, half the rest across a crash (`aimedRepeat`). Default 11. */
   readonly aimedRepeat?: number;
   /**
    * Percent of cases aimed at a world-changing call the model was told of only in a notice that a compaction then
@@ -108,9 +109,11 @@ export interface FuzzParts {
    * Aimed at a STATEFUL or CRITICAL call that ran and is then sent again with its id and arguments (a repeat, which
    * must never run twice): `repeat` — the model repeats it a step or so later; `crash` — through one production
    * host, the process dies as the call's body starts, a new host reopens the store, and the model's first step after
-   * the reopen repeats it (the start must have been stored before the body ran: the write-ahead).
+   * the reopen repeats it (the start must have been stored before the body ran: the write-ahead); `denied` —
+   * through one production host, the approver denies the first send and approves the second (which runs), and the
+   * model sends it a third time in the next turn.
    */
-  readonly aimedRepeat?: 'repeat' | 'crash';
+  readonly aimedRepeat?: 'repeat' | 'crash' | 'denied';
   /**
    * Aimed at a world-changing call the model was told of only in the loop's notice, then compacted away: after
    * `replied` turns that replied, turn A runs a STATEFUL or CRITICAL call and fails (its steps are not kept, so the loop
@@ -205,6 +208,11 @@ function aimedRepeatArb(tools: readonly FuzzTool[]) {
     // The id held first by another call (the probe with other arguments: renamed, run), so the call repeated is the
     // second to get it — a repeat compared with the first only ran again (outside probe 48, HIGH-1). Never with a crash.
     reused: fc.boolean(),
+    // One in four: the first send denied by the approver, the second (a repeat of a call that never started) approved
+    // and run, the third sent in the next turn of the production host — a repeat of a chain whose second call started.
+    // A journal that asked only whether the chain's first call started ran it twice; fuzz never drew a denial, the same
+    // call twice after it and a later turn together (outside probe 69, journal-repeat-started).
+    denied: fc.nat(3).map((n) => n === 0),
   });
 }
 
@@ -307,7 +315,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
     .record({
       tools: toolOverridesArb(tools),
       script: providerScriptArb(tools, options.maxScript ?? 14),
-      fallback: sometimes(providerScriptArb(tools, 3), 25),
+      fallback: sometimes(fallbackScriptArb(tools), 25),
       inbox: inboxCommandsArb(tools, options.maxInbox ?? 8),
       config: configArb,
       boundary: sometimes(boundaryArb, 50),
@@ -365,7 +373,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       // Last, for the same reason: a team's log listener that throws at some event types (never with a crash).
       listener: sometimes(listenerArb, 12),
       // Last, for the same reason: a case aimed at a repeated STATEFUL or CRITICAL call, across a crash or not.
-      aimedRepeat: sometimes(aimedRepeatArb(tools), options.aimedRepeat ?? 8),
+      aimedRepeat: sometimes(aimedRepeatArb(tools), options.aimedRepeat ?? 11),
       // Last, for the same reason: a case aimed at a world-changing call told in a notice, then compacted away.
       aimedTold: sometimes(aimedToldArb(tools), options.aimedTold ?? 6),
       // Last, for the same reason: a case aimed at a compaction proposed across an earlier one.
@@ -383,8 +391,11 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       // on file): only the log's own redaction keeps the prompt.assembled record clean (outside probe 65, P10: a
       // log.append that skipped redaction passed every fuzz case, every other path redacting first).
       promptSecret: sometimes(fc.constantFrom(...FUZZ_SECRETS), 30),
+      // Last, for the same reason: where the primary fails past its retry tiers when the fallback fails first.
+      fallbackAt: fc.nat(3),
     })
-    .map((raw) => {
+    .map((drawn) => {
+      const raw = reachingTheFallback(drawn, options.maxScript ?? 14);
       // An aimed case (not over the wire): through one production host, no crash, and nothing that would keep the
       // probe from starting in the first step (policy, visibility, claim, refused appends, broken executors).
       // Never where the options keep cases off the production host (`production: 0`: a seam only the loop has).
@@ -397,7 +408,8 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       // A repeated world-changing call (not over the wire); across a crash only where the production host may be used
       // and crashes are generated.
       const repeat = raw.wire === undefined && aimed === undefined && fruitless === undefined && bystanderCrash === undefined ? raw.aimedRepeat : undefined;
-      const repeatCrash = repeat !== undefined && repeat.crash && aiming && options.crashes !== false;
+      const repeatDenied = repeat !== undefined && repeat.denied && aiming;
+      const repeatCrash = repeat !== undefined && !repeatDenied && repeat.crash && aiming && options.crashes !== false;
       // A world-changing call told in a notice, then compacted away (not over the wire, no other aim); interrupted by
       // a crash only where the production host may be used and crashes are generated (else cancelled by the user).
       const toldRaw =
@@ -443,94 +455,112 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
                 }),
                 script: [{ tool_use: [{ name: PROBE_TOOL.name, args: {} }] }, ...raw.script].slice(0, options.maxScript ?? 14),
               }
-            : repeat
+            : repeat && repeatDenied
               ? {
                   ...raw,
-                  // Across a crash: one production host whose process dies as the call's body starts (the store left
-                  // whole), then a reopen and a message; nothing else that stops a turn or a write on the way.
-                  ...(repeatCrash
-                    ? {
-                        ...AIMED_BASE,
-                        failReceipts: undefined,
-                        storeCrash: { damage: 'none' as const, at: { toolStart: repeat.call.name }, position: 0 },
-                      }
-                    : { claim: undefined, failWriteAheads: undefined }),
-                  // Nothing that keeps the first call from running: no rule, no hidden tool, its executor sound.
-                  policy: undefined,
+                  // One production host, no crash or store faults; a rule that asks about the call, an approver that
+                  // says no, then yes; nothing else that keeps it from running (no hidden tool or operator setting).
+                  ...AIMED_BASE,
+                  failReceipts: undefined,
+                  policy: { rules: [{ id: 'ask-first', tools: [repeat.call.name], decision: 'ask' as const }] } as NonNullable<Scenario['policy']>,
+                  approver: { answers: ['deny' as const, 'approve' as const], delayMs: 0 },
                   visibility: undefined,
+                  operator: undefined,
                   tools: raw.tools.map(({ executor: _executor, ...t }) => {
                     if (t.name !== PROBE_TOOL.name || repeat.call.name !== PROBE_TOOL.name) return t;
                     const { maxRetries: _retries, ...probe } = t;
                     return { ...probe, sideEffect: repeat.level };
                   }),
-                  script: repeatedCallScript(
-                    raw.script,
-                    { id: repeat.id, ...repeat.call },
-                    repeatCrash ? 0 : repeat.between,
-                    options.maxScript ?? 14,
-                    repeat.reused && !repeatCrash,
-                  ),
+                  script: deniedThenRepeatedScript(raw.script, { id: repeat.id, ...repeat.call }, options.maxScript ?? 14),
                 }
-              : told && toldScripted
+              : repeat
                 ? {
                     ...raw,
-                    // One host, no crash point or store faults, no claim or checkpoints, no fallback model (it would
-                    // take over A's failure) and budgets only where the failure needs one: nothing else ends a turn.
-                    ...AIMED_BASE,
-                    production: told.ends === 'crash' ? true : raw.production,
-                    failReceipts: undefined,
-                    spanMisuse: undefined,
-                    skipsRedaction: undefined,
-                    checkpoints: undefined,
-                    fallback: undefined,
-                    boundary: undefined,
-                    listener: told.ends === 'crash' ? undefined : raw.listener,
-                    config: {
-                      ...(told.fails === 'max steps' ? { maxSteps: told.steps.length + 1 } : {}),
-                      ...(told.fails === 'retries spent' ? { retry: { immediateRetries: told.retries, backoffRetries: 0 } } : {}),
-                    },
-                    compaction: [{ summary: told.summary }],
-                    // Nothing that keeps the call from running: no rule, no hidden tool, its executor sound.
+                    // Across a crash: one production host whose process dies as the call's body starts (the store left
+                    // whole), then a reopen and a message; nothing else that stops a turn or a write on the way.
+                    ...(repeatCrash
+                      ? {
+                          ...AIMED_BASE,
+                          failReceipts: undefined,
+                          storeCrash: { damage: 'none' as const, at: { toolStart: repeat.call.name }, position: 0 },
+                        }
+                      : { claim: undefined, failWriteAheads: undefined }),
+                    // Nothing that keeps the first call from running: no rule, no hidden tool, its executor sound.
                     policy: undefined,
                     visibility: undefined,
                     tools: raw.tools.map(({ executor: _executor, ...t }) => {
-                      if (t.name !== PROBE_TOOL.name || told.call.name !== PROBE_TOOL.name) return t;
+                      if (t.name !== PROBE_TOOL.name || repeat.call.name !== PROBE_TOOL.name) return t;
                       const { maxRetries: _retries, ...probe } = t;
-                      return { ...probe, sideEffect: told.level };
+                      return { ...probe, sideEffect: repeat.level };
                     }),
-                    script: toldScripted.script.slice(0, Math.max(options.maxScript ?? 14, toldScripted.request + 2)),
+                    script: repeatedCallScript(
+                      raw.script,
+                      { id: repeat.id, ...repeat.call },
+                      repeatCrash ? 0 : repeat.between,
+                      options.maxScript ?? 14,
+                      repeat.reused && !repeatCrash,
+                    ),
                   }
-                : overlap
+                : told && toldScripted
                   ? {
                       ...raw,
-                      // No crash point, store faults, claim, checkpoints, fallback model or budgets: nothing else ends a turn.
-                      ...ONE_HOST_NO_FAULTS,
+                      // One host, no crash point or store faults, no claim or checkpoints, no fallback model (it would
+                      // take over A's failure) and budgets only where the failure needs one: nothing else ends a turn.
+                      ...AIMED_BASE,
+                      production: told.ends === 'crash' ? true : raw.production,
+                      failReceipts: undefined,
+                      spanMisuse: undefined,
+                      skipsRedaction: undefined,
                       checkpoints: undefined,
                       fallback: undefined,
                       boundary: undefined,
-                      config: {},
-                      compaction: overlapCompaction(overlap),
-                      script: overlapScript(overlap, raw.script),
+                      listener: told.ends === 'crash' ? undefined : raw.listener,
+                      config: {
+                        ...(told.fails === 'max steps' ? { maxSteps: told.steps.length + 1 } : {}),
+                        ...(told.fails === 'retries spent' ? { retry: { immediateRetries: told.retries, backoffRetries: 0 } } : {}),
+                      },
+                      compaction: [{ summary: told.summary }],
+                      // Nothing that keeps the call from running: no rule, no hidden tool, its executor sound.
+                      policy: undefined,
+                      visibility: undefined,
+                      tools: raw.tools.map(({ executor: _executor, ...t }) => {
+                        if (t.name !== PROBE_TOOL.name || told.call.name !== PROBE_TOOL.name) return t;
+                        const { maxRetries: _retries, ...probe } = t;
+                        return { ...probe, sideEffect: told.level };
+                      }),
+                      script: toldScripted.script.slice(0, Math.max(options.maxScript ?? 14, toldScripted.request + 2)),
                     }
-                  : deaf
+                  : overlap
                     ? {
                         ...raw,
-                        // One host, no crash or store faults, nothing that keeps the call from starting in the first
-                        // step (no rule, hidden tool, approver, operator setting, claim or broken executor).
+                        // No crash point, store faults, claim, checkpoints, fallback model or budgets: nothing else ends a turn.
                         ...ONE_HOST_NO_FAULTS,
-                        policy: undefined,
-                        visibility: undefined,
-                        approver: undefined,
-                        operator: undefined,
-                        tools: raw.tools.map(({ executor: _executor, ...t }) => {
-                          if (t.name !== deaf.name) return t;
-                          // The probe hangs, deaf to its signal; the agent's own tool runs its own body.
-                          const { behaviour: _behaviour, ...rest } = t;
-                          return t.name === PROBE_TOOL.name ? { ...rest, behaviour: ['hang' as const] } : rest;
-                        }),
-                        script: [{ tool_use: [{ id: 'deaf', name: deaf.name, args: deaf.args }] }, ...raw.script].slice(0, options.maxScript ?? 14),
+                        checkpoints: undefined,
+                        fallback: undefined,
+                        boundary: undefined,
+                        config: {},
+                        compaction: overlapCompaction(overlap),
+                        script: overlapScript(overlap, raw.script),
                       }
-                    : raw;
+                    : deaf
+                      ? {
+                          ...raw,
+                          // One host, no crash or store faults, nothing that keeps the call from starting in the first
+                          // step (no rule, hidden tool, approver, operator setting, claim or broken executor).
+                          ...ONE_HOST_NO_FAULTS,
+                          policy: undefined,
+                          visibility: undefined,
+                          approver: undefined,
+                          operator: undefined,
+                          tools: raw.tools.map(({ executor: _executor, ...t }) => {
+                            if (t.name !== deaf.name) return t;
+                            // The probe hangs, deaf to its signal; the agent's own tool runs its own body.
+                            const { behaviour: _behaviour, ...rest } = t;
+                            return t.name === PROBE_TOOL.name ? { ...rest, behaviour: ['hang' as const] } : rest;
+                          }),
+                          script: [{ tool_use: [{ id: 'deaf', name: deaf.name, args: deaf.args }] }, ...raw.script].slice(0, options.maxScript ?? 14),
+                        }
+                      : raw;
       const hosts = p.production && p.crashAt === undefined && p.vias !== undefined;
       // A crash needs the production host, and one host (a crash point of its own replays a crash another way).
       const storeCrash = p.production && p.crashAt === undefined && p.vias === undefined ? p.storeCrash : undefined;
@@ -615,12 +645,38 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
         ...(typeof p.failReceipts === 'string' ? { refuseSteer: p.failReceipts } : {}),
         ...(aimed ? { aimedSteer: true } : {}),
         ...(fruitless !== undefined ? { aimedFruitless: fruitless } : {}),
-        ...(repeat !== undefined ? { aimedRepeat: repeatCrash ? ('crash' as const) : ('repeat' as const) } : {}),
+        ...(repeat !== undefined ? { aimedRepeat: repeatDenied ? ('denied' as const) : repeatCrash ? ('crash' as const) : ('repeat' as const) } : {}),
         ...(told && toldScripted ? { aimedTold: { replied: told.replied, request: toldScripted.request, ends: told.ends } } : {}),
         ...(overlap ? { aimedOverlap: { turns: overlap.before + 1 + overlap.between + 1 } } : {}),
         ...(deaf ? { aimedDeaf: deaf.name } : {}),
       };
     });
+}
+
+/**
+ * With a fallback whose first answer is an error the retry tiers take, the primary's script gets, `fallbackAt` steps
+ * in, as many 503s as the case's config retries plus one: the step's tiers are spent and it goes to the fallback
+ * (tier 3), whose error must then end the step or move further down the chain. Left to chance, the primary seldom
+ * spent its tiers in a case whose fallback failed (outside probe 69, fallback-from-start: a chain that offered the
+ * failing fallback itself again passed fuzz seed 1). When the fallback's error carries a retry-after, as many again
+ * follow: the next turn spends its tiers inside the fallback's window, where it must not be asked
+ * (`retry-after-honoured`; outside probe 69, fallback-window-ignored).
+ */
+function reachingTheFallback<
+  P extends {
+    readonly script: ProviderStep[];
+    readonly fallback?: ProviderStep[] | undefined;
+    readonly fallbackAt: number;
+    readonly config: { readonly retry?: { readonly immediateRetries?: number; readonly backoffRetries?: number } };
+  },
+>(parts: P, max: number): P {
+  if (parts.fallback?.[0]?.error === undefined) return parts;
+  const retry = parts.config.retry;
+  const tries = (retry?.immediateRetries ?? DEFAULT_RETRY.immediateRetries) + (retry?.backoffRetries ?? DEFAULT_RETRY.backoffRetries) + 1;
+  const runs = parts.fallback[0].error.retryAfterMs !== undefined ? 2 : 1;
+  const spent = Array.from({ length: tries * runs }, (): ProviderStep => ({ error: { kind: 'server_error', status: 503 } }));
+  const at = Math.min(parts.fallbackAt, parts.script.length);
+  return { ...parts, script: [...parts.script.slice(0, at), ...spent, ...parts.script.slice(at)].slice(0, max) };
 }
 
 /** The first step calls `call` (with `reused`, after another call under its id); `between` of the script's steps later, the same call again (id, tool, arguments); then the rest. */
@@ -638,6 +694,28 @@ function repeatedCallScript(
     0,
     max,
   );
+}
+
+/**
+ * The call sent, denied; sent again (a repeat of a call that never started: renamed, approved, run); a reply; the call
+ * a third time in the next turn (a repeat of the chain, whose second call started); then the rest.
+ */
+function deniedThenRepeatedScript(
+  script: readonly ProviderStep[],
+  call: { readonly id: string; readonly name: string; readonly args: unknown },
+  max: number,
+): ProviderStep[] {
+  const step = (): ProviderStep => ({ tool_use: [{ id: call.id, name: call.name, args: call.args }] });
+  return [step(), step(), { reply: 'Done: it went through.' }, step(), ...script].slice(0, Math.max(max, 4));
+}
+
+/** The inbox of a case aimed at a denied call sent again: two messages (a turn each) first, then the untimed posts. */
+function withDeniedThenAskedAgain(inbox: readonly InboxEntry[]): InboxEntry[] {
+  return [
+    { say: 'Please take care of job 1001.' },
+    { say: 'Did job 1001 go through? Do it if not.' },
+    ...inbox.filter((e) => isPost(e) && e.at === undefined && e.messageId === undefined),
+  ];
 }
 
 /** The inbox without client message ids: a retry (a later post with an id already used) dropped, the ids left out. */
@@ -816,6 +894,7 @@ export function toFuzzCase(parts: FuzzParts): FuzzCase {
   if (parts.aimedOverlap) inbox = withOverlapTurns(inbox, parts.aimedOverlap.turns);
   if (parts.aimedSteer) inbox = withSteerGoneAtProbe(inbox, parts.scenario.host === 'production' ? 'production' : 'loop');
   if (parts.aimedDeaf) inbox = withCancelAtStart(inbox, parts.aimedDeaf);
+  if (parts.aimedRepeat === 'denied') inbox = withDeniedThenAskedAgain(inbox);
   let scenario: Omit<Scenario, 'inbox'> = parts.scenario;
   const steer = parts.refuseSteer ? steerReceipt(inbox, parts.refuseSteer === 'gone steer') : undefined;
   if (steer !== undefined) scenario = { ...scenario, store: { failAppends: [], ...scenario.store, failReceipts: [steer] } };
