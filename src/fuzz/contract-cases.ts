@@ -89,6 +89,12 @@ const FEATURES: Readonly<Record<string, FuzzCase>> = {
   'a compactor': caseWith({ scenario: { compaction: { propose: [] } } }),
   'an approver': caseWith({ scenario: { approver: { decisions: ['approve'] } } }),
   'a fallback model': caseWith({ scenario: { provider: { fallback: [{ reply: 'hello' }] } } }),
+  'a fallback model that fails first': caseWith({
+    scenario: { provider: { fallback: [{ error: { kind: 'server_error', status: 503 } }, { reply: 'hello' }] } },
+  }),
+  'a call sent again': caseWith({
+    script: [{ tool_use: [{ id: 'l1', name: 'lookup_order', args: {} }] }, { tool_use: [{ id: 'l1', name: 'lookup_order', args: {} }] }, { reply: 'hello' }],
+  }),
   'a crash': caseWith({ crashAt: 3 }),
   'the production host': caseWith({ scenario: { host: 'production' } }),
   'a wire provider (an SDK over HTTP)': caseWith({ scenario: { provider: { kind: 'wire' } } }),
@@ -98,7 +104,8 @@ const FEATURES: Readonly<Record<string, FuzzCase>> = {
 
 /**
  * Every family read from its own feature and no other: a tally that counts a family from another's feature (or from
- * every case) would show a generator drawing what it stopped drawing (outside probe 32, N10).
+ * every case) would show a generator drawing what it stopped drawing (outside probe 32, N10). A family that is a kind
+ * of another (`within`: a call sent again is a tool call) is counted in that one too, and only in that one.
  */
 function familiesReadTheirOwnFeature(): CheckResult[] {
   const plain = caseWith({});
@@ -106,7 +113,7 @@ function familiesReadTheirOwnFeature(): CheckResult[] {
     const own = FEATURES[family.id];
     if (own === undefined) return { name: family.id, passed: false, message: 'no case with this feature alone in FEATURES: add one' };
     const others = Object.entries(FEATURES)
-      .filter(([id, c]) => id !== family.id && family.present(c))
+      .filter(([id, c]) => id !== family.id && family.present(c) && FAMILIES.find((f) => f.id === id)?.within !== family.id)
       .map(([id]) => id);
     const passed = family.present(own) && !family.present(plain) && others.length === 0;
     const said = `its own feature: ${family.present(own) ? 'counted' : 'not counted'}; a plain case: ${family.present(plain) ? 'counted' : 'not counted'}`;
@@ -131,9 +138,10 @@ expect:
 
 async function tooShortASearchChecksNothing(): Promise<CheckResult[]> {
   const only = INVARIANTS.filter((i) => i.id === 'compactor-offered-widest-range');
-  // Seed 2: its 3 runs draw no compactor (seed 1's did once the arguments generator drew a cut list; a generator change
-  // that moves them fails this case saying "judged", and another seed is picked the same way).
-  const result = await runFuzz({ runs: 3, seed: 2, invariants: only });
+  // Seed 5: its 3 runs draw no compactor (seed 1's did once the arguments generator drew a cut list, seed 2's once
+  // calls were sent again; a generator change that moves them fails this case saying "judged", and another seed is
+  // picked the same way).
+  const result = await runFuzz({ runs: 3, seed: 5, invariants: only });
   const results = fuzzResults({ result, startedAt: new Date(0), finishedAt: new Date(0), version: '0.0.0-case' });
   const drawn = results.cases.find((c) => c.id === 'fuzz:generator-draws-every-fault');
   const invariant = results.cases.find((c) => c.id === 'fuzz:compactor-offered-widest-range');

@@ -27,6 +27,8 @@ export interface Family {
    * this (behind-the-port.ts), so it is judged only for a loop that declares it.
    */
   readonly needs?: Capability | readonly Capability[];
+  /** The family every case of this one is a case of too (a call sent again is a tool call): counted there as well. */
+  readonly within?: string;
 }
 
 type Step = { readonly error?: { readonly retryAfterMs?: unknown; readonly midStream?: unknown }; readonly tool_use?: unknown };
@@ -64,9 +66,10 @@ export const FAMILIES: readonly Family[] = [
     rate: 0.04,
     present: (c) => (c.scenario.provider as { fallback?: readonly Step[] }).fallback?.[0]?.error !== undefined,
     needs: 'fallback',
+    within: 'a fallback model',
   },
   // A step's calls sent again later, ids and arguments as they were: repeats (probe 69, journal-repeat-started).
-  { id: 'a call sent again', rate: 0.07, present: (c) => sentAgain(steps(c)) },
+  { id: 'a call sent again', rate: 0.07, present: (c) => sentAgain(steps(c)), within: 'a tool call' },
   {
     id: 'a crash',
     rate: 0.05,
