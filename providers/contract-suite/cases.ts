@@ -1354,6 +1354,17 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'temperature_zero_sent',
+    title:
+      'a temperature of 0 (the greedy setting an agent picks for repeatable answers) goes out in the request body as 0, not left out as if unset (outside probe 70)',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: 'It is sunny.' }], stop: 'end', usage: USAGE } },
+    request: (base) => ({ ...base, temperature: 0 }),
+    check({ result, sent }) {
+      expectType(result, 'reply');
+      expectSentAsGiven(sent);
+    },
+  },
+  {
     id: 'system_prompt_empty_not_sent',
     title: 'an empty system prompt (an agent with none) is not sent: no empty system message, instructions or system field goes out, as the loop records none',
     behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: 'It is sunny.' }], stop: 'end', usage: USAGE } },

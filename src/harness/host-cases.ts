@@ -481,6 +481,101 @@ async function eventsRequests(): Promise<CheckResult[]> {
   }
 }
 
+/**
+ * A host built in plain JavaScript (no types hold it to `HostOptions`) without its config or store, or with no
+ * options at all: refused at construction, one line naming what is missing and how to get it — never a TypeError
+ * from deep inside building its tools (outside probe 70: `new AgentHost({ model, store })` threw "Cannot read
+ * properties of undefined (reading 'tools')").
+ */
+async function builtWithoutConfigOrStore(): Promise<CheckResult[]> {
+  const store = new MemoryEventStore();
+  const rows: [string, () => unknown, RegExp][] = [
+    ['no config', () => new AgentHost({ store, model: model() } as never), /^config: the host needs its config \(defaultHostConfig\(\) .*\); got undefined$/],
+    [
+      'a config that is text',
+      () => new AgentHost({ config: 'host.yaml', store, model: model() } as never),
+      /^config: the host needs its config .*; got a string$/,
+    ],
+    ['no store', () => new AgentHost({ config: defaultHostConfig(), model: model() } as never), /^store: the host needs an event store \(.*\); got undefined$/],
+    [
+      'a store with no append',
+      () => new AgentHost({ config: defaultHostConfig(), store: {}, model: model() } as never),
+      /^store: the host needs an event store .*; got an object without append\(\)$/,
+    ],
+    ['no options', () => new (AgentHost as unknown as new () => AgentHost)(), /^AgentHost: expected options \{ config, store, model \}, got undefined$/],
+  ];
+  const checks: CheckResult[] = [];
+  for (const [what, build, expected] of rows) {
+    let said = 'accepted';
+    try {
+      const host = build() as AgentHost;
+      await host.close();
+    } catch (error) {
+      said = `${(error as Error).name}: ${(error as Error).message}`;
+    }
+    const message = said.replace(/^\w+: /, '');
+    checks.push({ name: `${what}: refused in one line`, passed: expected.test(message), message: said, expected: String(expected), actual: said });
+  }
+  return checks;
+}
+
+/** A secret the agent declares, and one the host's `secrets` option adds: declared on the case too, so no report shows them. */
+const AGENT_SECRET = 'agent-db-pass-4c91e7a2b58d';
+const HOST_SECRET = 'host-side-token-9b2f61d8e0a3';
+
+/**
+ * A host given `secrets` serving an agent that declares its own redacts both: the host's add to the agent's, never
+ * replace them (outside probe 70, host-secrets-replace: the agent's database password was stored and sent to the
+ * model). The customer pastes both, and a tool hands both back: the stored records, the model's requests and the
+ * answer hold neither.
+ */
+async function agentAndHostSecrets(): Promise<CheckResult[]> {
+  const agent: Agent = {
+    ...AGENT,
+    secrets: [AGENT_SECRET],
+    tools: [
+      defineTool({
+        name: 'read_settings',
+        description: 'Read the settings in use.',
+        input: z.object({}),
+        sideEffect: 'NONE',
+        run: async () => `db password ${AGENT_SECRET}, api token ${HOST_SECRET}`,
+      }),
+    ],
+  };
+  const script = new ScriptedModelClient([toolUse([call('s1', 'read_settings', {})]), reply('Settings read.')]);
+  const host = new AgentHost({ config: defaultHostConfig(), store: new MemoryEventStore(), model: script, agent, secrets: [HOST_SECRET] });
+  try {
+    const answer = await host.handle('order-9', `My password is ${AGENT_SECRET} and the token ${HOST_SECRET}.`);
+    const places = {
+      'the stored records': JSON.stringify(await host.events('order-9')),
+      "the model's requests": JSON.stringify(script.requests),
+      'the answer': JSON.stringify(answer),
+    };
+    return [
+      answered('the turn replies', answer, 200, undefined),
+      ...Object.entries(places).flatMap(([where, text]) =>
+        (
+          [
+            ["the agent's own secret", AGENT_SECRET],
+            ["the host's secret", HOST_SECRET],
+          ] as const
+        ).map(([which, secret]): CheckResult => {
+          const passed = !text.includes(secret);
+          return { name: `${where} hold not ${which}`, passed, message: passed ? 'redacted' : `${where} hold ${which} unredacted` };
+        }),
+      ),
+      {
+        name: 'the tool ran and its output was stored',
+        passed: places['the stored records'].includes('db password [REDACTED]'),
+        message: places['the stored records'].includes('db password') ? 'stored' : 'no tool output stored',
+      },
+    ];
+  } finally {
+    await host.close();
+  }
+}
+
 /** Ways a store fails to read a conversation back, each with what an answer must name and its status (a POST's and a follower's alike). */
 const READ_DAMAGE = [
   {
@@ -966,6 +1061,23 @@ export function hostCases(): Case[] {
         file: FILE,
       },
       hostFromItsConfigFile,
+    ),
+    checksCase(
+      {
+        id: 'contract:host/built-without-config-or-store-refused',
+        title: 'host: built without its config or store (plain JavaScript), or with no options: refused in one line naming what is missing',
+        file: FILE,
+      },
+      builtWithoutConfigOrStore,
+    ),
+    checksCase(
+      {
+        id: 'contract:host/agent-and-host-secrets-both-redacted',
+        title: "host: the host's secrets add to the agent's own: both redacted in what is stored, sent to the model and answered",
+        file: FILE,
+        secrets: [AGENT_SECRET, HOST_SECRET],
+      },
+      agentAndHostSecrets,
     ),
     checksCase(
       {

@@ -74,7 +74,7 @@ import {
   onlyItsOwnLoop,
 } from '../kernel/index.ts';
 import { StoreCorruptionError, StoreError, type EventStore } from '../stores/event-store.ts';
-import { loopConfigFrom, type HostConfig } from './config.ts';
+import { ConfigError, loopConfigFrom, type HostConfig } from './config.ts';
 import { httpStatusFor, summarizeLoggedTurn, type Delivery, type ResponseEnvelope, type TurnSummary } from './envelope.ts';
 import { ConversationWriter } from './conversation-writer.ts';
 import { followConversation, FollowError, type FollowOptions } from './follow.ts';
@@ -303,6 +303,26 @@ const CONVERSATION_ID = /^[A-Za-z0-9._:-]{1,200}$/;
 const DOTS_ONLY = /^\.{1,2}$/;
 const INTENTS: readonly Intent[] = ['follow_up', 'steer', 'inject'];
 
+/** What a host cannot be built without, besides its model client (checkModelClients): options, a config, a store. */
+function checkHostParts(options: unknown): void {
+  if (typeof options !== 'object' || options === null) throw new TypeError(`AgentHost: expected options { config, store, model }, got ${kindOf(options)}`);
+  const { config, store } = options as { readonly config?: unknown; readonly store?: unknown };
+  if (typeof config !== 'object' || config === null || Array.isArray(config))
+    throw new ConfigError(
+      `config: the host needs its config (defaultHostConfig() for the defaults, loadHostConfig(path) for a YAML file); got ${kindOf(config)}`,
+    );
+  if (typeof store !== 'object' || store === null || typeof (store as { readonly append?: unknown }).append !== 'function')
+    throw new TypeError(
+      `store: the host needs an event store (new MemoryEventStore(), new SqliteEventStore(path), …); got ${typeof store === 'object' && store !== null ? 'an object without append()' : kindOf(store)}`,
+    );
+}
+
+function kindOf(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return 'a list';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
 export class AgentHost {
   readonly #options: HostOptions;
   readonly #clock: Clock;
@@ -336,6 +356,9 @@ export class AgentHost {
   readonly prompt: PromptSource | undefined;
 
   constructor(options: HostOptions) {
+    // Plain JavaScript holds no one to HostOptions: a host without its config or store is one line naming what is
+    // missing, not a TypeError from deep inside building its tools (outside probe 70).
+    checkHostParts(options);
     // A client that is none is one line here, not a 500 on every message once the log cannot record it.
     checkModelClients(options.model, options.fallbackModels);
     this.#options = options;

@@ -350,6 +350,12 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     agent: withTool(tool('t'.repeat(65), 'NONE')),
     refused: `tool "${'t'.repeat(65)}": name must be 1-64 characters of letters, digits, "_" or "-" (what providers accept)`,
   },
+  // The bound itself is a name providers take (outside probe 70, toolname-63: a limit one short refused it).
+  {
+    id: 'accepted/tool-name-of-64-characters',
+    title: 'a tool name of 64 characters, letters, digits, "_" and "-", the longest providers take, is accepted',
+    agent: withTool(tool(`get-${'a1_'.repeat(20)}`, 'NONE')),
+  },
   {
     id: 'tool/not-an-object',
     title: 'a tool list holding null',
