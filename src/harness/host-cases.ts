@@ -502,6 +502,13 @@ async function builtWithoutConfigOrStore(): Promise<CheckResult[]> {
       () => new AgentHost({ config: defaultHostConfig(), store: {}, model: model() } as never),
       /^store: the host needs an event store .*; got an object without append\(\)$/,
     ],
+    // A store's opening not awaited (`store: openStore(config)`): the promise named, and what to do (review of stop 71).
+    [
+      'a store not yet opened (a promise)',
+      () => new AgentHost({ config: defaultHostConfig(), store: Promise.resolve(store), model: model() } as never),
+      /^store: the host needs an event store .*; got a promise: await the store's opening first$/,
+    ],
+    ['a store that is a list', () => new AgentHost({ config: defaultHostConfig(), store: [], model: model() } as never), /^store: .*; got a list$/],
     ['no options', () => new (AgentHost as unknown as new () => AgentHost)(), /^AgentHost: expected options \{ config, store, model \}, got undefined$/],
   ];
   const checks: CheckResult[] = [];
@@ -568,7 +575,11 @@ async function agentAndHostSecrets(): Promise<CheckResult[]> {
       {
         name: 'the tool ran and its output was stored',
         passed: places['the stored records'].includes('db password [REDACTED]'),
-        message: places['the stored records'].includes('db password') ? 'stored' : 'no tool output stored',
+        message: places['the stored records'].includes('db password [REDACTED]')
+          ? 'stored, redacted'
+          : places['the stored records'].includes('db password')
+            ? 'stored, but its secret not redacted'
+            : 'no tool output stored',
       },
     ];
   } finally {

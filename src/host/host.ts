@@ -312,15 +312,19 @@ function checkHostParts(options: unknown): void {
       `config: the host needs its config (defaultHostConfig() for the defaults, loadHostConfig(path) for a YAML file); got ${kindOf(config)}`,
     );
   if (typeof store !== 'object' || store === null || typeof (store as { readonly append?: unknown }).append !== 'function')
-    throw new TypeError(
-      `store: the host needs an event store (new MemoryEventStore(), new SqliteEventStore(path), …); got ${typeof store === 'object' && store !== null ? 'an object without append()' : kindOf(store)}`,
-    );
+    throw new TypeError(`store: the host needs an event store (new MemoryEventStore(), new SqliteEventStore(path), …); got ${storeKind(store)}`);
 }
 
 function kindOf(value: unknown): string {
   if (value === null || value === undefined) return String(value);
   if (Array.isArray(value)) return 'a list';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** What was given for a store: an opening not awaited (`openStore(…)`, `PostgresEventStore.open(…)`) is named as such. */
+function storeKind(store: unknown): string {
+  if (typeof (store as { readonly then?: unknown } | null | undefined)?.then === 'function') return "a promise: await the store's opening first";
+  return typeof store === 'object' && store !== null && !Array.isArray(store) ? 'an object without append()' : kindOf(store);
 }
 
 export class AgentHost {

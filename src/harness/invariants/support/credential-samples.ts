@@ -18,6 +18,7 @@ export interface CredentialSample {
 export const CREDENTIAL_SAMPLES: readonly CredentialSample[] = [
   { rule: 'anthropic-api-key', text: 'sk-ant-api03-Xq7vB2mN9pL4kR8tW1yZ3cF6hJ0dG5sA', tell: 'Xq7vB2mN9pL4kR8tW1yZ3cF6hJ0dG5sA' },
   { rule: 'openai-api-key', text: 'sk-proj-Tz8Qw4Er6Ty2Ui9Op1As3Df5Gh7Jk0Lz', tell: 'Tz8Qw4Er6Ty2Ui9Op1As3Df5Gh7Jk0Lz' },
+  // These two match the legacy form too (its body takes "-"): they show the prefixes are redacted, not that the rule names them.
   { rule: 'openai-api-key', text: 'sk-svcacct-Bn3Mq7Wx1Ze5Rv9Tc2Yu6Ip0Oa4Sd', tell: 'Bn3Mq7Wx1Ze5Rv9Tc2Yu6Ip0Oa4Sd' },
   { rule: 'openai-api-key', text: 'sk-admin-Kj8Hg2Fd6Sa0Lq4Wp9Eo3Ri7Tu1Yz', tell: 'Kj8Hg2Fd6Sa0Lq4Wp9Eo3Ri7Tu1Yz' },
   { rule: 'openai-api-key', text: 'sk-Vb5Nm1Qw9Er3Ty7Ui2Op6As0Df4Gh8Jk', tell: 'Vb5Nm1Qw9Er3Ty7Ui2Op6As0Df4Gh8Jk' },
