@@ -447,12 +447,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
                 failReceipts: 'gone steer' as const,
                 policy: undefined,
                 visibility: undefined,
-                // The registry refuses retries for a tool that must never run twice: the probe's go with its new level.
-                tools: raw.tools.map(({ executor: _executor, ...t }) => {
-                  if (t.name !== PROBE_TOOL.name) return t;
-                  const { maxRetries: _retries, ...probe } = t;
-                  return { ...probe, sideEffect: aimed };
-                }),
+                tools: withProbeAt(raw.tools, aimed),
                 script: [{ tool_use: [{ name: PROBE_TOOL.name, args: {} }] }, ...raw.script].slice(0, options.maxScript ?? 14),
               }
             : repeat && repeatDenied
@@ -466,11 +461,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
                   approver: { answers: ['deny' as const, 'approve' as const], delayMs: 0 },
                   visibility: undefined,
                   operator: undefined,
-                  tools: raw.tools.map(({ executor: _executor, ...t }) => {
-                    if (t.name !== PROBE_TOOL.name || repeat.call.name !== PROBE_TOOL.name) return t;
-                    const { maxRetries: _retries, ...probe } = t;
-                    return { ...probe, sideEffect: repeat.level };
-                  }),
+                  tools: withProbeAt(raw.tools, repeat.call.name === PROBE_TOOL.name ? repeat.level : undefined),
                   script: deniedThenRepeatedScript(raw.script, { id: repeat.id, ...repeat.call }, options.maxScript ?? 14),
                 }
               : repeat
@@ -488,11 +479,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
                     // Nothing that keeps the first call from running: no rule, no hidden tool, its executor sound.
                     policy: undefined,
                     visibility: undefined,
-                    tools: raw.tools.map(({ executor: _executor, ...t }) => {
-                      if (t.name !== PROBE_TOOL.name || repeat.call.name !== PROBE_TOOL.name) return t;
-                      const { maxRetries: _retries, ...probe } = t;
-                      return { ...probe, sideEffect: repeat.level };
-                    }),
+                    tools: withProbeAt(raw.tools, repeat.call.name === PROBE_TOOL.name ? repeat.level : undefined),
                     script: repeatedCallScript(
                       raw.script,
                       { id: repeat.id, ...repeat.call },
@@ -523,11 +510,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
                       // Nothing that keeps the call from running: no rule, no hidden tool, its executor sound.
                       policy: undefined,
                       visibility: undefined,
-                      tools: raw.tools.map(({ executor: _executor, ...t }) => {
-                        if (t.name !== PROBE_TOOL.name || told.call.name !== PROBE_TOOL.name) return t;
-                        const { maxRetries: _retries, ...probe } = t;
-                        return { ...probe, sideEffect: told.level };
-                      }),
+                      tools: withProbeAt(raw.tools, told.call.name === PROBE_TOOL.name ? told.level : undefined),
                       script: toldScripted.script.slice(0, Math.max(options.maxScript ?? 14, toldScripted.request + 2)),
                     }
                   : overlap
@@ -677,6 +660,21 @@ function reachingTheFallback<
   const spent = Array.from({ length: tries * runs }, (): ProviderStep => ({ error: { kind: 'server_error', status: 503 } }));
   const at = Math.min(parts.fallbackAt, parts.script.length);
   return { ...parts, script: [...parts.script.slice(0, at), ...spent, ...parts.script.slice(at)].slice(0, max) };
+}
+
+/**
+ * The tools of an aimed case: every executor sound (the drawn ones dropped), and, with `level`, the probe declared at
+ * it without retries (the registry refuses retries for a tool that must never run twice).
+ */
+function withProbeAt<T extends { readonly name: string; readonly executor?: unknown; readonly maxRetries?: unknown }>(
+  tools: readonly T[],
+  level: SideEffectLevel | undefined,
+) {
+  return tools.map(({ executor: _executor, ...t }) => {
+    if (level === undefined || t.name !== PROBE_TOOL.name) return t;
+    const { maxRetries: _retries, ...probe } = t;
+    return { ...probe, sideEffect: level };
+  });
 }
 
 /** The first step calls `call` (with `reused`, after another call under its id); `between` of the script's steps later, the same call again (id, tool, arguments); then the rest. */
