@@ -97,7 +97,7 @@ export function forLoop(fuzzCase: FuzzCase, supports: readonly Capability[], tim
     ...(prompt && has('prompt-fragments') ? { prompt } : {}),
     ...(store && has('store-faults') ? { store } : {}),
   };
-  return { scenario, crashAt: undefined };
+  return { scenario, crashAt: undefined, ...(fuzzCase.arms ? { arms: fuzzCase.arms } : {}) };
 }
 
 /** Can the loop run the case as it is (nothing left it lacks)? */

@@ -254,6 +254,14 @@ const rateLimitedPastLimitArb: fc.Arbitrary<ProviderStep[]> = fc
   .map((retryAfterMs): ProviderStep[] => [{ error: { kind: 'rate_limited', status: 429, retryAfterMs } }]);
 
 export function providerScriptArb(tools: readonly FuzzTool[], maxLength = 10): fc.Arbitrary<ProviderStep[]> {
+  return providerScriptDrawArb(tools, maxLength).map((drawn) => drawn.script);
+}
+
+/**
+ * A provider script and whether its resend arm was drawn and left a call sent again in it (`resent`): the tally of
+ * what fuzz drew counts that arm by this, not by the script's shape, which other draws make too (aimed repeats).
+ */
+export function providerScriptDrawArb(tools: readonly FuzzTool[], maxLength = 10): fc.Arbitrary<{ script: ProviderStep[]; resent: boolean }> {
   const chunk = fc.oneof(
     { withCrossShrink: true },
     { weight: 20, arbitrary: providerStepArb(tools).map((step) => [step]) },
@@ -261,9 +269,22 @@ export function providerScriptArb(tools: readonly FuzzTool[], maxLength = 10): f
     { weight: 1, arbitrary: rateLimitedAfterRetriesArb },
     { weight: 1, arbitrary: rateLimitedPastLimitArb },
   );
-  return fc
-    .tuple(fc.array(chunk, { minLength: 0, maxLength }), sometimes(resendArb, 15))
-    .map(([chunks, resend]) => resent(chunks.flat(), resend).slice(0, maxLength));
+  return fc.tuple(fc.array(chunk, { minLength: 0, maxLength }), sometimes(resendArb, 15)).map(([chunks, resend]) => {
+    const script = resent(chunks.flat(), resend).slice(0, maxLength);
+    return { script, resent: resend !== undefined && sentAgain(script) };
+  });
+}
+
+/** Whether a step's calls are the calls of an earlier step: ids, tools and arguments. */
+export function sentAgain(script: readonly { readonly tool_use?: unknown }[]): boolean {
+  const seen = new Set<string>();
+  for (const step of script) {
+    if (step.tool_use === undefined) continue;
+    const calls = JSON.stringify(step.tool_use);
+    if (seen.has(calls)) return true;
+    seen.add(calls);
+  }
+  return false;
 }
 
 /**
@@ -308,6 +329,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * fallback-window-ignored).
  */
 export function fallbackScriptArb(tools: readonly FuzzTool[]): fc.Arbitrary<ProviderStep[]> {
+  return fallbackDrawArb(tools).map((drawn) => drawn.script);
+}
+
+/** The fallback's script and whether it came from the arm that fails first (`failsFirst`), for the tally of what fuzz drew. */
+export function fallbackDrawArb(tools: readonly FuzzTool[]): fc.Arbitrary<{ script: ProviderStep[]; failsFirst: boolean }> {
   const failsFirst = fc
     .tuple(
       fc.oneof(
@@ -319,6 +345,10 @@ export function fallbackScriptArb(tools: readonly FuzzTool[]): fc.Arbitrary<Prov
       ),
       providerScriptArb(tools, 2),
     )
-    .map(([error, rest]): ProviderStep[] => [{ error }, ...rest]);
-  return fc.oneof({ withCrossShrink: true }, { weight: 3, arbitrary: providerScriptArb(tools, 3) }, { weight: 1, arbitrary: failsFirst });
+    .map(([error, rest]) => ({ script: [{ error }, ...rest], failsFirst: true }));
+  return fc.oneof(
+    { withCrossShrink: true },
+    { weight: 3, arbitrary: providerScriptArb(tools, 3).map((script) => ({ script, failsFirst: false })) },
+    { weight: 1, arbitrary: failsFirst },
+  );
 }

@@ -11,7 +11,7 @@ import { bystanderArb, bystanderCrashArb, toBystander, type BystanderParts } fro
 import { aimedOverlapArb, compactionArb, overlapCompaction, overlapScript, withOverlapTurns } from './compaction.ts';
 import { buildInbox, inboxCommandsArb, isPost, type InboxCommand } from './inbox.ts';
 import { approverArb, operatorArb, policyArb, visibilityArb } from './policy.ts';
-import { fallbackScriptArb, providerScriptArb } from './provider.ts';
+import { fallbackDrawArb, providerScriptDrawArb } from './provider.ts';
 import { sometimes } from './optional.ts';
 import { promptArb } from './prompt.ts';
 import { wireCaseArb } from './wire.ts';
@@ -76,6 +76,8 @@ export interface FuzzParts {
   readonly crashAt: number | undefined;
   /** Without a crash point: also write the whole log to a real SQLite file, reopen it and resume. */
   readonly reopen: boolean;
+  /** The arms of the scripts drawn (FuzzCase.arms). */
+  readonly arms?: readonly Arm[];
   /** With several hosts: the host each message or cancel goes to, in turn (cycled over the inbox). */
   readonly vias: readonly number[] | undefined;
   /** A second conversation beside the case's, where the case may have one. */
@@ -148,7 +150,12 @@ export interface FuzzCase {
    * reads a record back wrong is otherwise met only in the 5% with a crash point).
    */
   readonly reopen?: boolean;
+  /** Arms of the generators this case was drawn from that its shape does not tell apart from other draws (drawn.ts). */
+  readonly arms?: readonly Arm[];
 }
+
+/** A resend of a step's calls (provider.ts, `resent`); a fallback whose first answer is an error (`fallbackDrawArb`). */
+export type Arm = 'resent' | 'fallback-fails-first';
 
 /**
  * What every aimed case (aimedSteer, aimedFruitless) holds: one production host, no crash, no store faults and no
@@ -314,8 +321,8 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
   return fc
     .record({
       tools: toolOverridesArb(tools),
-      script: providerScriptArb(tools, options.maxScript ?? 14),
-      fallback: sometimes(fallbackScriptArb(tools), 25),
+      script: providerScriptDrawArb(tools, options.maxScript ?? 14),
+      fallback: sometimes(fallbackDrawArb(tools), 25),
       inbox: inboxCommandsArb(tools, options.maxInbox ?? 8),
       config: configArb,
       boundary: sometimes(boundaryArb, 50),
@@ -394,8 +401,10 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       // Last, for the same reason: where the primary fails past its retry tiers when the fallback fails first.
       fallbackAt: fc.nat(3),
     })
-    .map((drawn) => {
-      const raw = reachingTheFallback(drawn, options.maxScript ?? 14);
+    .map(({ script, fallback, ...rest }) => {
+      // Which arms of the scripts were drawn (resend, a fallback failing first): the tally counts those by this.
+      const arms: Arm[] = [...(script.resent ? ['resent' as const] : []), ...(fallback?.failsFirst ? ['fallback-fails-first' as const] : [])];
+      const raw = reachingTheFallback({ ...rest, script: script.script, fallback: fallback?.script }, options.maxScript ?? 14);
       // An aimed case (not over the wire): through one production host, no crash, and nothing that would keep the
       // probe from starting in the first step (policy, visibility, claim, refused appends, broken executors).
       // Never where the options keep cases off the production host (`production: 0`: a seam only the loop has).
@@ -549,6 +558,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       const storeCrash = p.production && p.crashAt === undefined && p.vias === undefined ? p.storeCrash : undefined;
       const damage = storeCrash?.damage;
       return {
+        ...(arms.length > 0 ? { arms } : {}),
         scenario: {
           name: 'fuzz case',
           tags: ['fuzz'],
@@ -929,6 +939,7 @@ export function toFuzzCase(parts: FuzzParts): FuzzCase {
     scenario: { ...s, inbox, ...(bystander ? { bystander: toBystander(bystander, ids) } : {}) },
     crashAt: parts.crashAt,
     ...(parts.reopen ? { reopen: true } : {}),
+    ...(parts.arms ? { arms: parts.arms } : {}),
   };
 }
 
