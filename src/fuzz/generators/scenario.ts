@@ -470,6 +470,10 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
                   approver: { answers: ['deny' as const, 'approve' as const], delayMs: 0 },
                   visibility: undefined,
                   operator: undefined,
+                  // Nor a budget or checkpoint hook that ends the first turn before the second send (its retry tiers stay).
+                  config: raw.config.retry ? { retry: raw.config.retry } : {},
+                  boundary: undefined,
+                  checkpoints: undefined,
                   tools: withProbeAt(raw.tools, repeat.call.name === PROBE_TOOL.name ? repeat.level : undefined),
                   script: deniedThenRepeatedScript(raw.script, { id: repeat.id, ...repeat.call }, options.maxScript ?? 14),
                 }
