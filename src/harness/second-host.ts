@@ -48,7 +48,7 @@ import {
 import type { MemoryEventStore, MemoryStoreFaults } from '../stores/memory-store.ts';
 import { crashes, type HostMode, type Scenario } from './scenario/schema.ts';
 import { VirtualClock } from './virtual-clock.ts';
-import { wireProvider, withTimeOnTheWire, type WireProviderHandle } from './wire-provider.ts';
+import { wireProvider, withTimeOnTheWire, type WireProviderHandle, type WireSent } from './wire-provider.ts';
 import { OwnClientStepError, ownProvider, type OwnProviderHandle } from './own-provider.ts';
 import { agentNameOf, buildAgent, EMPTY_REGISTRY, scenarioAgent, type AgentRegistry } from './world/agent-under-test.ts';
 import { CaseRecording, finalProjection, type LostWork } from './world/case-recording.ts';
@@ -213,7 +213,13 @@ export interface ScenarioRun {
    * For a wire-level provider: the provider, the adapter's result for each step of the script, in order (undefined: the
    * call never settled with one), and the key the fake served (a reply may quote it).
    */
-  readonly wire?: { readonly provider: string; readonly results: readonly (ModelResult | undefined)[]; readonly apiKey: string };
+  readonly wire?: {
+    readonly provider: string;
+    readonly results: readonly (ModelResult | undefined)[];
+    /** Per step the fake served: the request the loop asked for and the body the SDK sent (adapter-sends-the-request). */
+    readonly sent: readonly (WireSent | undefined)[];
+    readonly apiKey: string;
+  };
   /** The scenario's bystander: the second conversation on the same host, told as a run of its own. */
   readonly bystander?: ScenarioRun;
 }
@@ -723,7 +729,7 @@ async function runScenarioHeld(scenario: Scenario, options: RunOptions, leftOpen
     ...(sseReadFailure ? { sseReadFailure } : {}),
     ...(sessionsHeld ? { sessionsHeld } : {}),
     prompt: prompt.result(),
-    ...(wire ? { wire: { provider: scenario.provider.provider!, results: wire.results(), apiKey: wire.apiKey } } : {}),
+    ...(wire ? { wire: { provider: scenario.provider.provider!, results: wire.results(), sent: wire.sent(), apiKey: wire.apiKey } } : {}),
   };
   return other ? { ...run, bystander: other.run(run) } : run;
 }

@@ -10,7 +10,7 @@ import { sendsRetryAfterMs, type WireProvider } from '../../providers/names.ts';
 import { WIRE_KITS } from '../../providers/wire-fakes/kits.ts';
 import { jsonPlan, type WirePlan } from '../../providers/wire-fakes/plan.ts';
 import { type TurnBlock, UnsupportedOnWire, type WireTurn } from '../../providers/wire-fakes/turn.ts';
-import type { Clock, ModelClient, ModelResult } from '../kernel/index.ts';
+import type { Clock, ModelClient, ModelRequest, ModelResult } from '../kernel/index.ts';
 import type { ProviderStep } from './scenario/schema.ts';
 import { BROKEN_STREAM, cutCallOf, type MidStream } from './world/scripted-provider.ts';
 import type { VirtualClock } from './virtual-clock.ts';
@@ -161,6 +161,12 @@ export function unsayableOnWire(provider: WireProvider, step: ProviderStep, inde
   }
 }
 
+/** A request the loop gave the adapter, and the JSON body the SDK put on the wire for it. */
+export interface WireSent {
+  readonly request: ModelRequest;
+  readonly body: unknown;
+}
+
 export interface WireProviderHandle {
   /** The client over the wire fake, built here with the scenario's key (a host built from its YAML builds its own: `track`). */
   readonly client: ModelClient;
@@ -172,6 +178,8 @@ export interface WireProviderHandle {
   release(): void;
   /** The adapter's result for each step of the script the fake served, in order (undefined: never settled with one). */
   results(): (ModelResult | undefined)[];
+  /** For each step the fake served, the request the loop asked the adapter to send and the body the SDK sent for it. */
+  sent(): (WireSent | undefined)[];
   /** The step the fake served last: while a call streams, its own (a call cancelled before it was sent serves none). */
   serving(): ProviderStep | undefined;
 }
@@ -220,15 +228,19 @@ export async function wireProvider(
   const fake = acquireWireFake();
   /** Script steps served, in order: a call that never reached the fake (cancelled before it was sent) serves none. */
   const served: number[] = [];
+  /** The body of each request the fake received, by the script step it served. */
+  const bodies: unknown[] = [];
   const scenario = fake.scenario(
-    (_request, index) => {
+    (received, index) => {
       served.push(index);
+      bodies[index] = received.body;
       // A script that runs out answers as the scripted provider does: an invalid request (400), which fails the turn at once.
       return planAt(index) ?? jsonPlan(400, exhausted(provider, index));
     },
     { apiKey },
   );
   const results: (ModelResult | undefined)[] = [];
+  const asked: ModelRequest[] = [];
   // The loop asks one model call at a time, so the step the fake serves during a call is that call's.
   const track = (adapter: ModelClient): ModelClient => ({
     name: adapter.name,
@@ -239,7 +251,10 @@ export async function wireProvider(
       void Promise.resolve(call).then(
         (result) => {
           const step = served[before];
-          if (step !== undefined && served.length === before + 1) results[step] = result;
+          if (step !== undefined && served.length === before + 1) {
+            results[step] = result;
+            asked[step] = request;
+          }
         },
         () => undefined,
       );
@@ -262,6 +277,8 @@ export async function wireProvider(
     track,
     release: () => fake.release(),
     results: () => Array.from({ length: served.length }, (_, i) => results[i]),
+    sent: () =>
+      Array.from({ length: served.length }, (_, i) => (asked[i] !== undefined && bodies[i] !== undefined ? { request: asked[i], body: bodies[i] } : undefined)),
     serving: () => {
       const index = served.at(-1);
       return index === undefined ? undefined : steps[index];

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { CheckResult } from '../../report/results.ts';
 import { crashRecovery } from './crash-recovery.ts';
 import { adapterFollowsTheWire } from './adapter-follows-the-wire.ts';
+import { adapterSendsTheRequest } from './adapter-sends-the-request.ts';
 import { argumentsValidated } from './arguments-validated.ts';
 import { twoObjectsNeverRun } from './two-objects-never-run.ts';
 import { argumentsReadAsSent } from './arguments-read-as-sent.ts';
@@ -163,6 +164,7 @@ export const INVARIANTS: readonly Invariant[] = [
   outcomeFitsWhatHappened,
   costFollowsPriceTable,
   adapterFollowsTheWire,
+  adapterSendsTheRequest,
   crashRecovery,
 ];
 

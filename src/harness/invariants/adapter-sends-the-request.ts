@@ -1,0 +1,68 @@
+/**
+ * Over the wire (`provider.kind: wire`), the adapter sends what the loop asked it
+ * to: the body the SDK put on the wire for each step holds every piece of the
+ * request the loop built — the system prompt, each non-empty text of every
+ * message, each tool call's id and name, each tool result's call id and content,
+ * and the name of each tool offered — as JSON text, in the provider's own shape.
+ *
+ * `adapter-follows-the-wire` judges what an adapter reads from the wire; this is
+ * the way out. Every other check reads the request the loop built, before the
+ * adapter: an adapter that sent only the first of a user message's texts (a steer
+ * and the notice beside it), dropped a tool result's content or the system prompt
+ * passed them all (outside probe 70, resp-req-multi-text: caught only by a
+ * bundled contract case, fuzz passed it).
+ *
+ * Each piece is looked for as it is written inside a JSON string; arguments are
+ * left out (each provider writes them its own way: an object, or JSON text in a
+ * string).
+ */
+import type { ModelRequest } from '../../kernel/index.ts';
+import type { ScenarioRun } from '../second-host.ts';
+import { defineInvariant, loopgateOnly } from './invariant.ts';
+
+export const adapterSendsTheRequest = defineInvariant({
+  id: 'adapter-sends-the-request',
+  title: 'over the wire, the body the adapter sent for each step holds every text, call and result of the request the loop built',
+  appliesTo: loopgateOnly("a peer's loop builds its requests with its own provider package"),
+  check: (run) => adapterSendsRequest(run),
+});
+
+function adapterSendsRequest(run: ScenarioRun): string | undefined {
+  const wire = run.wire;
+  if (!wire) return undefined; // no wire-level provider in this case
+  for (let i = 0; i < wire.sent.length; i++) {
+    const sent = wire.sent[i];
+    if (!sent) continue;
+    const body = JSON.stringify(sent.body) ?? '';
+    for (const [where, text] of pieces(sent.request)) {
+      if (!body.includes(asInJson(text))) return `${wire.provider} step ${i + 1}: ${where} (${text.length} characters) is not in the body the adapter sent`;
+    }
+  }
+  return undefined;
+}
+
+/** The pieces of the request the body must hold, each with where it is in the request. */
+function pieces(request: ModelRequest): [string, string][] {
+  const out: [string, string][] = [];
+  if (request.system !== '') out.push(['the system prompt', request.system]);
+  request.messages.forEach((message, m) => {
+    message.content.forEach((block, b) => {
+      const at = `message ${m + 1} (${message.role}) block ${b + 1}`;
+      if (block.type === 'text') {
+        if (block.text !== '') out.push([`the text of ${at}`, block.text]);
+      } else if (block.type === 'tool_call') {
+        out.push([`the call id of ${at}`, block.id], [`the tool name of ${at}`, block.name]);
+      } else {
+        out.push([`the call id of the result in ${at}`, block.callId]);
+        if (block.content !== '') out.push([`the content of the result in ${at}`, block.content]);
+      }
+    });
+  });
+  for (const tool of request.tools) out.push([`the offered tool ${tool.name}`, tool.name]);
+  return out;
+}
+
+/** `text` as JSON writes it inside a string: escaped, without the quotes. */
+function asInJson(text: string): string {
+  return JSON.stringify(text).slice(1, -1);
+}
