@@ -40,6 +40,8 @@ export interface WireScenario {
   readonly requests: readonly ReceivedRequest[];
   /** How many of them the client aborted (its side closed the connection) before the answer ended. */
   abandoned(): number;
+  /** What the fake refused in each request the provider would refuse (a malformed body): answered 400, nothing served. */
+  readonly refused: readonly string[];
 }
 
 /**
@@ -57,7 +59,10 @@ const ANY_AUTH_HEADER = ['authorization', 'x-api-key', 'api-key', 'cookie'];
 let server: SetupServer | undefined;
 let users = 0;
 let nextId = 0;
-const scenarios = new Map<string, { responder: Responder; requests: ReceivedRequest[]; abandoned: Set<number>; apiKey: string | undefined }>();
+const scenarios = new Map<
+  string,
+  { responder: Responder; requests: ReceivedRequest[]; abandoned: Set<number>; refused: string[]; apiKey: string | undefined }
+>();
 
 async function readBody(request: Request): Promise<unknown> {
   const text = await request.text();
@@ -95,7 +100,10 @@ function startServer(): SetupServer {
       else request.signal.addEventListener('abort', () => scenario.abandoned.add(index), { once: true });
       const provider = request.method === 'POST' ? providerOfPath(path) : undefined;
       const problems = provider ? requestProblems(provider, received.body) : [];
-      if (provider && problems.length > 0) return invalidRequest(provider, `wire fake: the provider would refuse this request: ${problems.join('; ')}`);
+      if (provider && problems.length > 0) {
+        scenario.refused.push(problems.join('; '));
+        return invalidRequest(provider, `wire fake: the provider would refuse this request: ${problems.join('; ')}`);
+      }
       let plan: WirePlan;
       try {
         plan = scenario.responder(received, index);
@@ -173,11 +181,13 @@ export function acquireWireFake(): WireFake {
             : () => answer as WirePlan;
       const requests: ReceivedRequest[] = [];
       const abandoned = new Set<number>();
-      scenarios.set(id, { responder, requests, abandoned, apiKey: options.apiKey });
+      const refused: string[] = [];
+      scenarios.set(id, { responder, requests, abandoned, refused, apiKey: options.apiKey });
       own.push(id);
       return {
         id,
         requests,
+        refused,
         abandoned: () => abandoned.size,
         baseURL(provider) {
           const root = `${WIRE_FAKE_ORIGIN}/s/${id}`;

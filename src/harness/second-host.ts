@@ -218,6 +218,8 @@ export interface ScenarioRun {
     readonly results: readonly (ModelResult | undefined)[];
     /** Per step the fake served: the request the loop asked for and the body the SDK sent (adapter-sends-the-request). */
     readonly sent: readonly (WireSent | undefined)[];
+    /** Why the wire fake refused each request the provider would refuse. */
+    readonly refused: readonly string[];
     readonly apiKey: string;
   };
   /** The scenario's bystander: the second conversation on the same host, told as a run of its own. */
@@ -729,7 +731,9 @@ async function runScenarioHeld(scenario: Scenario, options: RunOptions, leftOpen
     ...(sseReadFailure ? { sseReadFailure } : {}),
     ...(sessionsHeld ? { sessionsHeld } : {}),
     prompt: prompt.result(),
-    ...(wire ? { wire: { provider: scenario.provider.provider!, results: wire.results(), sent: wire.sent(), apiKey: wire.apiKey } } : {}),
+    ...(wire
+      ? { wire: { provider: scenario.provider.provider!, results: wire.results(), sent: wire.sent(), refused: wire.refused(), apiKey: wire.apiKey } }
+      : {}),
   };
   return other ? { ...run, bystander: other.run(run) } : run;
 }

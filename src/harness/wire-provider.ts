@@ -180,6 +180,8 @@ export interface WireProviderHandle {
   results(): (ModelResult | undefined)[];
   /** For each step the fake served, the request the loop asked the adapter to send and the body the SDK sent for it. */
   sent(): (WireSent | undefined)[];
+  /** Why the fake refused each request the provider would refuse (a malformed body the adapter built). */
+  refused(): readonly string[];
   /** The step the fake served last: while a call streams, its own (a call cancelled before it was sent serves none). */
   serving(): ProviderStep | undefined;
 }
@@ -277,6 +279,7 @@ export async function wireProvider(
     track,
     release: () => fake.release(),
     results: () => Array.from({ length: served.length }, (_, i) => results[i]),
+    refused: () => [...scenario.refused],
     sent: () =>
       Array.from({ length: served.length }, (_, i) => (asked[i] !== undefined && bodies[i] !== undefined ? { request: asked[i], body: bodies[i] } : undefined)),
     serving: () => {

@@ -324,7 +324,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * fallback, or fail the turn. Drawn only as one step among many, a failing first answer from the fallback was too rare
  * for fuzz to meet a chain that offered the fallback itself again (outside probe 69, fallback-from-start: seed 1
  * passed it). Mostly with no retry-after (one closes the fallback's own window, which hides where the chain goes
- * next); a third of the time a 429 whose retry-after is past any limit the config draws, and the primary then fails
+ * next); a third of the time a 429 whose retry-after is past any limit the config draws (unless a budget-boundary case
+ * sets the limit to the script's first retry-after, and this is it), and the primary then fails
  * past its tiers again in the next turn, inside that window: the fallback must not be asked (outside probe 69,
  * fallback-window-ignored).
  */

@@ -12,9 +12,10 @@
  * passed them all (outside probe 70, resp-req-multi-text: caught only by a
  * bundled contract case, fuzz passed it).
  *
- * Each piece is looked for as it is written inside a JSON string; arguments are
- * left out (each provider writes them its own way: an object, or JSON text in a
- * string).
+ * Each piece is looked for as a JSON string of its own, whole, as many times as
+ * the request holds it (a call's id is the call's and its result's);
+ * arguments are left out (each provider writes them its own way: an object, or
+ * JSON text in a string). A Responses body must also say `store: false`.
  */
 import type { ModelRequest } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -30,12 +31,32 @@ export const adapterSendsTheRequest = defineInvariant({
 function adapterSendsRequest(run: ScenarioRun): string | undefined {
   const wire = run.wire;
   if (!wire) return undefined; // no wire-level provider in this case
+  // A body the provider would refuse (the fake checks each as the API does): the loop's requests are well-formed, so
+  // the adapter broke it — a tool result under another field than its call's id (outside probe 71, responses-output-callid).
+  if (wire.refused.length > 0) return `${wire.provider}: the adapter sent a request the provider would refuse: ${wire.refused[0]!.slice(0, 300)}`;
   for (let i = 0; i < wire.sent.length; i++) {
     const sent = wire.sent[i];
     if (!sent) continue;
     const body = JSON.stringify(sent.body) ?? '';
+    // As often as the request holds it: a call id is the call's and its result's (an adapter that wrote the result
+    // under another field lost the pairing, the id still there once: outside probe 71, responses-output-callid).
+    const wanted = new Map<string, { where: string; times: number }>();
     for (const [where, text] of pieces(sent.request)) {
-      if (!body.includes(asInJson(text))) return `${wire.provider} step ${i + 1}: ${where} (${text.length} characters) is not in the body the adapter sent`;
+      const form = JSON.stringify(text);
+      const seen = wanted.get(form);
+      wanted.set(form, { where: seen?.where ?? where, times: (seen?.times ?? 0) + 1 });
+    }
+    for (const [form, { where, times }] of wanted) {
+      const found = body.split(form).length - 1;
+      if (found < times) {
+        const said = found === 0 ? 'is not in the body the adapter sent' : `is in the body the adapter sent ${found} time(s), in the request ${times}`;
+        return `${wire.provider} step ${i + 1}: ${where} (${form.length - 2} characters) ${said}`;
+      }
+    }
+    // The Responses API keeps what it is sent unless told not to: the loop's log is the record (outside probe 71,
+    // responses-store-default-true). No wire case asks for storing.
+    if (wire.provider === 'openai-responses' && (sent.body as { store?: unknown } | null)?.store !== false) {
+      return `openai-responses step ${i + 1}: the body says store: ${JSON.stringify((sent.body as { store?: unknown } | null)?.store)}, not false: OpenAI keeps the conversation`;
     }
   }
   return undefined;
@@ -60,9 +81,4 @@ function pieces(request: ModelRequest): [string, string][] {
   });
   for (const tool of request.tools) out.push([`the offered tool ${tool.name}`, tool.name]);
   return out;
-}
-
-/** `text` as JSON writes it inside a string: escaped, without the quotes. */
-function asInJson(text: string): string {
-  return JSON.stringify(text).slice(1, -1);
 }
