@@ -115,6 +115,28 @@ function fixture(): RunResults {
   };
 }
 
+/**
+ * Each testsuite's counts are its testcases': `tests` all of them, `failures` those with a <failure>, `skipped` those
+ * with a <skipped>. A CI view reads the counts (outside probe 71, junit-suite-failures-count-skipped: a suite counting
+ * its skipped cases as failures showed 211 failures on a green gate, and no case compared the two).
+ */
+function suitesCountTheirCases(junit: string): CheckResult {
+  const wrong: string[] = [];
+  for (const suite of parseXml(junit).children.filter((e) => e.name === 'testsuite')) {
+    const cases = suite.children.filter((e) => e.name === 'testcase');
+    const having = (tag: string) => cases.filter((c) => c.children.some((e) => e.name === tag)).length;
+    const counts = { tests: cases.length, failures: having('failure'), skipped: having('skipped') };
+    for (const [name, count] of Object.entries(counts)) {
+      if (suite.attributes[name] !== String(count)) wrong.push(`${suite.attributes.name}: ${name}="${suite.attributes[name] ?? ''}", its testcases ${count}`);
+    }
+  }
+  return {
+    name: "each testsuite's tests, failures and skipped are its testcases'",
+    passed: wrong.length === 0,
+    message: wrong.length === 0 ? 'every suite counts as its testcases' : wrong.join('; '),
+  };
+}
+
 function junitFailureTellsWhy(): CheckResult[] {
   const results = fixture();
   const junit = renderJunit(results);
@@ -139,6 +161,7 @@ function junitFailureTellsWhy(): CheckResult[] {
     checks.push({ name: 'the JUnit reads', passed: false, message: `not well-formed XML: ${error instanceof Error ? error.message : String(error)}` });
     return checks;
   }
+  checks.push(suitesCountTheirCases(junit));
   if (!failure) {
     checks.push({ name: 'the failing case has a failure element', passed: false, message: `no <failure> in the testcase ${FAILING_ID}` });
     return checks;

@@ -144,21 +144,29 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
     return liveCases(options);
   }
   if (!config.bundled || given) return scenarioCasesFrom(paths, context);
-  const [{ tableCases }, { loadBundledContractCases }, { agentRefusalCases }, { aiSdkContractCases }, { openAiAgentsContractCases }, { fuzzContractCases }] =
-    await Promise.all([
-      import('../../../state-tables/cell-case.ts'),
-      import('../../harness/bundled-contract.ts'),
-      import('../../harness/agent-refusals/refusal-cases.ts'),
-      import('../../loops/ai-sdk/contract-cases.ts'),
-      import('../../loops/openai-agents/contract-cases.ts'),
-      import('../../fuzz/contract-cases.ts'),
-    ]);
+  const [
+    { tableCases },
+    { loadBundledContractCases },
+    { agentRefusalCases },
+    { aiSdkContractCases },
+    { openAiAgentsContractCases },
+    { fuzzContractCases },
+    { cliContractCases },
+  ] = await Promise.all([
+    import('../../../state-tables/cell-case.ts'),
+    import('../../harness/bundled-contract.ts'),
+    import('../../harness/agent-refusals/refusal-cases.ts'),
+    import('../../loops/ai-sdk/contract-cases.ts'),
+    import('../../loops/openai-agents/contract-cases.ts'),
+    import('../../fuzz/contract-cases.ts'),
+    import('../contract-cases.ts'),
+  ]);
   const contract = await loadBundledContractCases();
   return defaultCases({
     tables: tableCases,
     // The peer adapters' own contracts (the AI SDK glues' claims, aiSdkAgent's refusals, openAiAgent) sit above the harness, in loops/;
-    // the fuzzer's (its check of what it drew), in fuzz/.
-    contract: () => [...contract(), ...aiSdkContractCases(), ...openAiAgentsContractCases(), ...fuzzContractCases()],
+    // the fuzzer's (its check of what it drew), in fuzz/; the command line's own, in cli/.
+    contract: () => [...contract(), ...aiSdkContractCases(), ...openAiAgentsContractCases(), ...fuzzContractCases(), ...cliContractCases()],
     refusals: agentRefusalCases,
     scenarios: () => scenarioCasesFrom(paths, context),
   });
