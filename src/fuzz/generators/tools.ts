@@ -72,7 +72,8 @@ export const UNKNOWN_TOOL = 'no_such_tool';
  * Output longer than the model may read — past a generated `toolMaxOutputChars`,
  * or past the 20,000-character default — as text or as JSON, with a surrogate
  * pair where a cut may fall; and text exactly as long as the default cap, and
- * one character longer (an off-by-one in the cap passed everything else);
+ * one character longer (an off-by-one in the cap passed everything else), an
+ * emoji ending at the cap;
  * `tool-output-capped` checks what the model got.
  */
 const longOutputArb: fc.Arbitrary<unknown> = fc.oneof(
@@ -82,12 +83,16 @@ const longOutputArb: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom(DEFAULT_MAX_OUTPUT_CHARS, DEFAULT_MAX_OUTPUT_CHARS + 1).map(boundaryText),
 );
 
-/** Plain ASCII text of exactly `length` UTF-16 units (the unit the cap counts). */
+/**
+ * Text of exactly `length` UTF-16 units (the unit the cap counts) whose units `length - 3` and `length - 2` are an
+ * emoji, a surrogate pair: one unit over the default cap, the pair ends exactly at the cut, and must be kept whole (a
+ * cut that took the pair's second half for a first half dropped it, outside probe 71, truncate-surrogate-range).
+ */
 const boundaryTexts = new Map<number, string>();
 function boundaryText(length: number): string {
   let text = boundaryTexts.get(length);
   if (text === undefined) {
-    text = 'batch event 0001 handled; '.repeat(Math.ceil(length / 26)).slice(0, length);
+    text = `${'batch event 0001 handled; '.repeat(Math.ceil(length / 26)).slice(0, length - 3)}📦.`;
     boundaryTexts.set(length, text);
   }
   return text;
