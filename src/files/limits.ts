@@ -1,23 +1,13 @@
 /**
  * How much input loopgate reads before refusing it. Each limit is far above any
  * real file of its kind, and low enough that a hostile or mistaken file costs
- * seconds and megabytes, not minutes and gigabytes.
+ * seconds and megabytes, not minutes and gigabytes. YAML's own limits (a
+ * scenario file or a host config: its bytes, depth and aliases) are in
+ * src/yaml/limits.ts.
  */
 const MiB = 1024 * 1024;
 
 export const INPUT_LIMITS = {
-  /** A scenario file or a host config (YAML). */
-  yamlBytes: 4 * MiB,
-  /**
-   * Nodes a YAML document may have once its aliases are expanded (every alias
-   * counts the whole node it stands for, again). Counted before the document
-   * is turned into data, so an alias bomb is refused before it grows.
-   */
-  yamlExpandedNodes: 100_000,
-  /** Characters of scalar text a YAML document may hold once its aliases are expanded. */
-  yamlExpandedChars: 16 * MiB,
-  /** Nesting depth of a YAML document. */
-  yamlDepth: 200,
   /** A baseline file. */
   baselineBytes: 64 * MiB,
   /** A results.json (merge-reports, or given as a baseline). */

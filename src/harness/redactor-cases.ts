@@ -45,6 +45,7 @@ import {
 } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
+import { scrubExchanges } from '../../providers/recording/scrub.ts';
 import { CREDENTIAL_SAMPLES } from './invariants/support/credential-samples.ts';
 import { NaiveDecodings } from './invariants/support/naive-decodings.ts';
 import { longestFragment } from './invariants/secret-fragments-never-leave.ts';
@@ -942,8 +943,38 @@ function redactorAskedOnceForTheLoopsWords(): CheckResult[] {
   ];
 }
 
+/**
+ * A recording (`loopgate contract --record`) keeps no header a key or an account travels in, whatever its case: dropped
+ * by name, not left to the value's redaction, which knows only the key the recorder was given (outside probe 71,
+ * recording-keeps-x-api-key: x-api-key no longer dropped passed every case). The values here are no secret and no
+ * credential shape, so only the dropping hides them.
+ */
+const KEY_HEADERS = ['Authorization', 'x-api-key', 'Api-Key', 'Cookie', 'Set-Cookie', 'OpenAI-Organization', 'openai-project', 'anthropic-organization-id'];
+
+function recordingDropsKeyHeaders(): CheckResult[] {
+  const rawHeaders = Object.fromEntries([...KEY_HEADERS.map((name, i) => [name, `opaque-value-${i}`]), ['content-type', 'application/json']]);
+  const [scrubbed] = scrubExchanges([{ scope: 'https://api.example.test', method: 'POST', path: '/v1/messages', status: 200, response: {}, rawHeaders }], []);
+  const kept = Object.keys((scrubbed?.rawHeaders ?? {}) as Record<string, unknown>);
+  return [
+    ...KEY_HEADERS.map((name) => ({
+      name: `${name} dropped`,
+      passed: !kept.some((k) => k.toLowerCase() === name.toLowerCase()),
+      message: `kept: ${kept.join(', ')}`,
+    })),
+    { name: 'other headers kept', passed: kept.includes('content-type'), message: `kept: ${kept.join(', ')}` },
+  ];
+}
+
 export function redactorCases(): Case[] {
   return [
+    checksCase(
+      {
+        id: 'contract:redactor/recording-drops-key-headers',
+        title: 'redactor: a recording keeps no header a key or an account travels in, dropped by name',
+        file: 'src/harness/redactor-cases.ts',
+      },
+      recordingDropsKeyHeaders,
+    ),
     checksCase(
       {
         id: 'contract:redactor/find-sorted-by-start-each-once',
