@@ -39,24 +39,34 @@ function numbersTakeTheirBounds(): CheckResult[] {
 /** A project holding only one of the documented config files: found, whichever it is. */
 function everyConfigNameFound(): CheckResult[] {
   const names = ['loopgate.config.ts', 'loopgate.config.mts', 'loopgate.config.js', 'loopgate.config.mjs'];
-  return names.map((name) => {
-    const project = mkdtempSync(join(tmpdir(), 'loopgate-config-name-'));
-    try {
-      writeFileSync(join(project, name), 'export default {};\n');
-      mkdirSync(join(project, 'scenarios'));
-      const found = findConfigFile(join(project, 'scenarios'));
-      return {
-        name: `${name} found`,
-        passed: found === join(project, name),
-        message:
-          found === join(project, name)
-            ? `found from a folder inside the project`
-            : `found ${found ?? 'no config'} (the names looked for: ${CONFIG_NAMES.join(', ')})`,
-      };
-    } finally {
-      rmSync(project, { recursive: true, force: true });
-    }
-  });
+  const undocumented = CONFIG_NAMES.filter((name) => !names.includes(name));
+  const listed: CheckResult = {
+    name: 'the names looked for are the documented ones',
+    passed: undocumented.length === 0,
+    message:
+      undocumented.length === 0 ? CONFIG_NAMES.join(', ') : `looked for but not checked here: ${undocumented.join(', ')} (add it to this case and the docs)`,
+  };
+  return [
+    listed,
+    ...names.map((name) => {
+      const project = mkdtempSync(join(tmpdir(), 'loopgate-config-name-'));
+      try {
+        writeFileSync(join(project, name), 'export default {};\n');
+        mkdirSync(join(project, 'scenarios'));
+        const found = findConfigFile(join(project, 'scenarios'));
+        return {
+          name: `${name} found`,
+          passed: found === join(project, name),
+          message:
+            found === join(project, name)
+              ? `found from a folder inside the project`
+              : `found ${found ?? 'no config'} (the names looked for: ${CONFIG_NAMES.join(', ')})`,
+        };
+      } finally {
+        rmSync(project, { recursive: true, force: true });
+      }
+    }),
+  ];
 }
 
 /** A marked output folder is skipped where it was written, read once moved. */

@@ -122,7 +122,14 @@ function fixture(): RunResults {
  */
 function suitesCountTheirCases(junit: string): CheckResult {
   const wrong: string[] = [];
-  for (const suite of parseXml(junit).children.filter((e) => e.name === 'testsuite')) {
+  const root = parseXml(junit);
+  const suites = root.children.filter((e) => e.name === 'testsuite');
+  // The root's counts are its suites' summed (a baseline suite and a "nothing was checked" one included).
+  for (const name of ['tests', 'failures', 'skipped']) {
+    const sum = suites.reduce((n, suite) => n + Number(suite.attributes[name] ?? 0), 0);
+    if (root.attributes[name] !== String(sum)) wrong.push(`testsuites: ${name}="${root.attributes[name] ?? ''}", its suites ${sum}`);
+  }
+  for (const suite of suites) {
     const cases = suite.children.filter((e) => e.name === 'testcase');
     const having = (tag: string) => cases.filter((c) => c.children.some((e) => e.name === tag)).length;
     const counts = { tests: cases.length, failures: having('failure'), skipped: having('skipped') };

@@ -327,13 +327,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * next); a third of the time a 429 whose retry-after is past any limit the config draws (unless a budget-boundary case
  * sets the limit to the script's first retry-after, and this is it), and the primary then fails
  * past its tiers again in the next turn, inside that window: the fallback must not be asked (outside probe 69,
- * fallback-window-ignored).
+ * fallback-window-ignored). With the script, whether it came from the arm that fails first (`failsFirst`), for the
+ * tally of what fuzz drew.
  */
-export function fallbackScriptArb(tools: readonly FuzzTool[]): fc.Arbitrary<ProviderStep[]> {
-  return fallbackDrawArb(tools).map((drawn) => drawn.script);
-}
-
-/** The fallback's script and whether it came from the arm that fails first (`failsFirst`), for the tally of what fuzz drew. */
 export function fallbackDrawArb(tools: readonly FuzzTool[]): fc.Arbitrary<{ script: ProviderStep[]; failsFirst: boolean }> {
   const failsFirst = fc
     .tuple(

@@ -403,7 +403,6 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
     })
     .map(({ script, fallback, ...rest }) => {
       // Which arms of the scripts were drawn (resend, a fallback failing first): the tally counts those by this.
-      const arms: Arm[] = [...(script.resent ? ['resent' as const] : []), ...(fallback?.failsFirst ? ['fallback-fails-first' as const] : [])];
       const raw = reachingTheFallback({ ...rest, script: script.script, fallback: fallback?.script }, options.maxScript ?? 14);
       // An aimed case (not over the wire): through one production host, no crash, and nothing that would keep the
       // probe from starting in the first step (policy, visibility, claim, refused appends, broken executors).
@@ -557,6 +556,13 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
                           script: [{ tool_use: [{ id: 'deaf', name: deaf.name, args: deaf.args }] }, ...raw.script].slice(0, options.maxScript ?? 14),
                         }
                       : raw;
+      // Which arms of the scripts were drawn (a resend, a fallback failing first) and are still in the case: the tally
+      // counts those by this. Not where a wire case replaced the scripts, nor (a resend) where an aimed repeat sends a
+      // call twice of its own, which would count whether or not the resend survived.
+      const arms: Arm[] = [
+        ...(script.resent && !p.wire && repeat === undefined ? ['resent' as const] : []),
+        ...(fallback?.failsFirst && !p.wire && p.fallback !== undefined ? ['fallback-fails-first' as const] : []),
+      ];
       const hosts = p.production && p.crashAt === undefined && p.vias !== undefined;
       // A crash needs the production host, and one host (a crash point of its own replays a crash another way).
       const storeCrash = p.production && p.crashAt === undefined && p.vias === undefined ? p.storeCrash : undefined;

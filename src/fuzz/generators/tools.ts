@@ -72,8 +72,8 @@ export const UNKNOWN_TOOL = 'no_such_tool';
  * Output longer than the model may read — past a generated `toolMaxOutputChars`,
  * or past the 20,000-character default — as text or as JSON, with a surrogate
  * pair where a cut may fall; and text exactly as long as the default cap, and
- * one character longer (an off-by-one in the cap passed everything else), an
- * emoji ending at the cap;
+ * one unit longer (an off-by-one in the cap passed everything else), each
+ * ending in an emoji whose pair ends at the default cap;
  * `tool-output-capped` checks what the model got.
  */
 const longOutputArb: fc.Arbitrary<unknown> = fc.oneof(

@@ -17,7 +17,7 @@
  * arguments are left out (each provider writes them its own way: an object, or
  * JSON text in a string). A Responses body must also say `store: false`.
  */
-import type { ModelRequest } from '../../kernel/index.ts';
+import { redactEncodedForms, type ModelRequest } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, loopgateOnly } from './invariant.ts';
 
@@ -33,24 +33,30 @@ function adapterSendsRequest(run: ScenarioRun): string | undefined {
   if (!wire) return undefined; // no wire-level provider in this case
   // A body the provider would refuse (the fake checks each as the API does): the loop's requests are well-formed, so
   // the adapter broke it — a tool result under another field than its call's id (outside probe 71, responses-output-callid).
-  if (wire.refused.length > 0) return `${wire.provider}: the adapter sent a request the provider would refuse: ${wire.refused[0]!.slice(0, 300)}`;
+  // Whole (a cut could leave part of a secret an id carried), its secrets' escaped and encoded forms redacted here: the
+  // fake quotes ids as JSON, where the report's redaction of the literal secret misses an escaped one.
+  if (wire.refused.length > 0) {
+    const said = redactEncodedForms(wire.refused[0]!, [...(run.scenario.secrets ?? []), wire.apiKey]);
+    return `${wire.provider}: the adapter sent a request the provider would refuse: ${said}`;
+  }
   for (let i = 0; i < wire.sent.length; i++) {
     const sent = wire.sent[i];
     if (!sent) continue;
     const body = JSON.stringify(sent.body) ?? '';
     // As often as the request holds it: a call id is the call's and its result's (an adapter that wrote the result
     // under another field lost the pairing, the id still there once: outside probe 71, responses-output-callid).
-    const wanted = new Map<string, { where: string; times: number }>();
+    const wanted = new Map<string, { where: string[]; chars: number }>();
     for (const [where, text] of pieces(sent.request)) {
       const form = JSON.stringify(text);
       const seen = wanted.get(form);
-      wanted.set(form, { where: seen?.where ?? where, times: (seen?.times ?? 0) + 1 });
+      if (seen) seen.where.push(where);
+      else wanted.set(form, { where: [where], chars: text.length });
     }
-    for (const [form, { where, times }] of wanted) {
+    for (const [form, { where, chars }] of wanted) {
       const found = body.split(form).length - 1;
-      if (found < times) {
-        const said = found === 0 ? 'is not in the body the adapter sent' : `is in the body the adapter sent ${found} time(s), in the request ${times}`;
-        return `${wire.provider} step ${i + 1}: ${where} (${form.length - 2} characters) ${said}`;
+      if (found < where.length) {
+        const said = found === 0 ? 'is not in the body the adapter sent' : `is in the body the adapter sent ${found} time(s), in the request ${where.length}`;
+        return `${wire.provider} step ${i + 1}: ${where.join(' and ')} (${chars} characters) ${said}`;
       }
     }
     // The Responses API keeps what it is sent unless told not to: the loop's log is the record (outside probe 71,
