@@ -402,7 +402,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       fallbackAt: fc.nat(3),
     })
     .map(({ script, fallback, ...rest }) => {
-      // Which arms of the scripts were drawn (resend, a fallback failing first): the tally counts those by this.
+      // The scripts as drawn; which of their arms drew them is told after the aims (`arms`, below).
       const raw = reachingTheFallback({ ...rest, script: script.script, fallback: fallback?.script }, options.maxScript ?? 14);
       // An aimed case (not over the wire): through one production host, no crash, and nothing that would keep the
       // probe from starting in the first step (policy, visibility, claim, refused appends, broken executors).
